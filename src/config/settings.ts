@@ -164,7 +164,7 @@ export const ENV_SETTINGS: Record<string, Setting> = {
     kind: "int",
     default: "50,000 for Claude Code, else 25,000",
     description:
-      "Characters of one tool result the client shows whole (at least 4,000); a longer skill is served in parts.",
+      "Characters of one tool result the client shows whole (at least 4,000); a longer skill is served in parts, and get_skill inlines text assets up to it.",
   },
   SEARCH_LIMIT: { key: "search.limit", kind: "int", description: "Default number of `search_skills` results (1–100)." },
   SEARCH_THRESHOLD: {

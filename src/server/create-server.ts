@@ -264,6 +264,13 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
     }
   }
 
+  // The SDK reports here what it could not do, an answer it failed to encode or send among them: that
+  // request is left unanswered, so the log says so (the line transport answers it with an error instead).
+  server.onerror = (error) => {
+    if (/^Failed to (send|encode)/.test(error.message)) hub.logger.error(`mcp: ${error.message}`);
+    else hub.logger.debug(`mcp: ${error.message}`);
+  };
+
   server.oninitialized = () => {
     seen.initialized = true;
     void fetchRoots();

@@ -6,14 +6,12 @@ import { chainFiles } from "../catalog/tree-chain.ts";
 import { type ContentSection, renderSections } from "../catalog/tree-content.ts";
 import type { Config } from "../config/schema.ts";
 import { checkedSections, isRefused } from "../lock/checked-read.ts";
-import type { FrozenGuard } from "../lock/frozen.ts";
 import { roundScore, type Scored } from "../search/keyword-matcher.ts";
 import { isRouted, routeContext } from "../search/skill-routing.ts";
 import type { Skill } from "../skills/skill.ts";
 import { AssetDecl, ScriptDecl } from "../skills/tree-node.ts";
 import type { ConfinedFailure } from "../util/confined-read.ts";
 import { errnoCode, SkillHubError } from "../util/errors.ts";
-import { isBinaryExtension } from "../util/file-kind.ts";
 import {
   type AnswerBound,
   defineTool,
@@ -23,7 +21,15 @@ import {
   withinAnswerBudget,
 } from "./definition.ts";
 import { jsonTextHandler, structuredResult } from "./results.ts";
-import { isServable, readAsset } from "./support/asset-read.ts";
+import { servableSizes } from "./support/asset-read.ts";
+import {
+  type AssetSource,
+  inlineAssets,
+  type ListedAsset,
+  MAX_INLINED_ASSETS,
+  type Unsent,
+} from "./support/inlined-assets.ts";
+import { resultBudget } from "./support/result-budget.ts";
 import { commandLine, optionalArgs } from "./support/run-yourself.ts";
 import { downloadAdvice } from "./support/skill-archive.ts";
 import { exampleFile } from "./support/skill-file-list.ts";
@@ -68,6 +74,7 @@ const InlinedAsset = () =>
       .describe(
         "Text assets up to assets.inline_text_max_bytes (10 KiB by default): the content, so no get_asset is needed",
       ),
+    size_bytes: z.number().int().optional().describe("Bytes of a text asset not inlined for want of room"),
   });
 
 const Output = () => {
@@ -113,6 +120,10 @@ const Output = () => {
       .optional()
       .describe("Assets of ancestors, most specific kept; `from` is their skill path"),
     inherited_scripts: z.array(ScriptDecl().extend({ from: z.string(), uri: fileUri() })).optional(),
+    assets_note: z
+      .string()
+      .optional()
+      .describe("Match: the text assets not inlined for want of room, and how to read them"),
     fetch: z
       .string()
       .optional()
@@ -184,9 +195,11 @@ export const getSkillTool = defineTool({
     let served: Served;
     try {
       // Security: over HTTP, each inlined asset counts against the answers held at once before it is read.
-      const built = await withinAnswerBudget(ctx, (bound) =>
-        serve(catalog, best, deps.config, sections, { frozen: deps.frozen, bound }),
-      );
+      const built = await withinAnswerBudget(ctx, (bound) => {
+        const listed = serve(catalog, best, deps.config, sections);
+        const result = ctx.session.remote ? withUris(listed.result, best.item, ctx) : listed.result;
+        return { ...listed, result: withInlinedAssets(result, listed.sources, best.item, ctx, bound) };
+      });
       if ("refused" in built) return built.refused;
       served = built.value;
     } catch (error) {
@@ -213,7 +226,7 @@ export const getSkillTool = defineTool({
         content_length_tokens: served.result.content_length_tokens,
       },
     });
-    return structuredResult(ctx.session.remote ? withUris(served.result, best.item, ctx) : served.result);
+    return structuredResult(served.result);
   }),
 });
 
@@ -276,19 +289,22 @@ interface Served {
   inheritedFrom: string[];
 }
 
+/** The answer's asset lists without contents, with where each entry's bytes are (same order). */
+interface Listed extends Served {
+  sources: { assets: AssetSource[]; inherited_assets: AssetSource[] };
+}
+
 /**
- * The single-match answer. Declared files missing on disk are left out (each
- * has a diagnostic); small text assets are inlined, each told to `bound` as
- * get_asset's content is (readAsset); content over content.max_tokens is cut,
- * the node's own rules kept first (tree-budget.ts).
+ * The single-match answer, its assets listed without their contents (withInlinedAssets adds them).
+ * Declared files missing on disk are left out (each has a diagnostic); content over content.max_tokens is
+ * cut, the node's own rules kept first (tree-budget.ts).
  */
 function serve(
   catalog: Catalog,
   best: Scored<Skill>,
   config: Config,
   read: ReturnType<typeof checkedSections>,
-  assetReads: InlineReads,
-): Served {
+): Listed {
   const skill = best.item;
   if (!read.ok) {
     const failure = read as ConfinedFailure;
@@ -318,48 +334,88 @@ function serve(
     return {
       result: { ...head, assets: [], scripts: [], inherited_assets: [], inherited_scripts: [] },
       inheritedFrom,
+      sources: { assets: [], inherited_assets: [] },
     };
   }
   const files = chainFiles(catalog, skill);
   const ownerOf = (from: string | undefined) => (from === undefined ? skill : catalog.get(`${skill.source}:${from}`));
-  const available = <T extends { file: string; from?: string }>(list: T[]) =>
-    list.filter((d) => {
+  const sizers = new Map<Skill, (file: string) => number | undefined>();
+  const sizeOf = (owner: Skill, file: string) => {
+    const sizer = sizers.get(owner) ?? servableSizes(owner);
+    sizers.set(owner, sizer);
+    return sizer(file);
+  };
+  const available = <T extends { file: string; from?: string }>(list: T[]) => {
+    const kept: T[] = [];
+    const sources: AssetSource[] = [];
+    for (const d of list) {
       const owner = ownerOf(d.from);
-      return owner !== undefined && isServable(owner, d.file);
-    });
-  const inlined = <T extends { file: string; from?: string }>(list: T[]) =>
-    available(list).map((d) => {
-      const owner = ownerOf(d.from);
-      const text = owner && inlineText(owner, d.file, config.assets.inline_text_max_bytes, assetReads);
-      return text === undefined ? d : { ...d, content: text };
-    });
+      const size = owner && sizeOf(owner, d.file);
+      if (owner === undefined || size === undefined) continue;
+      kept.push(d);
+      sources.push({ owner, size });
+    }
+    return { kept, sources };
+  };
+  const assets = available(files.assets);
+  const inherited = available(files.inheritedAssets);
   return {
     result: {
       ...head,
-      assets: inlined(files.assets),
-      scripts: available(files.scripts),
-      inherited_assets: inlined(files.inheritedAssets),
-      inherited_scripts: available(files.inheritedScripts),
+      assets: assets.kept,
+      scripts: available(files.scripts).kept,
+      inherited_assets: inherited.kept,
+      inherited_scripts: available(files.inheritedScripts).kept,
     },
     inheritedFrom,
+    sources: { assets: assets.sources, inherited_assets: inherited.sources },
   };
 }
 
-/** How inlined assets are read: the lock's guard when frozen, and the answer's bound (ToolContext.bounded). */
-interface InlineReads {
-  frozen?: FrozenGuard;
-  bound?: AnswerBound;
+/**
+ * `assets.inline_text_max_bytes`: a declared text asset up to that size comes with its content, while the
+ * contents fit the client's result budget (support/inlined-assets.ts); larger or binary ones, and those
+ * past the budget, are fetched with get_asset. Read through the same bounded, confined reader as get_asset,
+ * each told to `bound` before it is read (readAsset); frozen, only bytes the lock records.
+ */
+function withInlinedAssets(
+  result: Served["result"],
+  sources: Listed["sources"],
+  skill: Skill,
+  ctx: ToolContext,
+  bound: AnswerBound | undefined,
+): Served["result"] {
+  const list = (key: keyof Listed["sources"]) => ({
+    entries: (result[key] ?? []) as ListedAsset[],
+    sources: sources[key],
+  });
+  const room = resultBudget(ctx);
+  const inlined = inlineAssets([list("assets"), list("inherited_assets")], {
+    maxBytes: ctx.deps.config.assets.inline_text_max_bytes,
+    room,
+    frozen: ctx.deps.frozen,
+    bound,
+  });
+  const [assets, inheritedAssets] = inlined.lists;
+  return {
+    ...result,
+    assets,
+    inherited_assets: inheritedAssets,
+    ...(inlined.unsent ? { assets_note: unsentNote(inlined.unsent, room, skill, ctx) } : {}),
+  };
 }
 
-/**
- * `assets.inline_text_max_bytes`: a declared text asset up to
- * that size comes with its content; larger or binary ones are fetched with
- * get_asset. Read through the same bounded, confined reader as get_asset.
- */
-function inlineText(owner: Skill, file: string, maxBytes: number, reads: InlineReads): string | undefined {
-  if (maxBytes <= 0 || isBinaryExtension(file)) return undefined;
-  const read = readAsset(owner, file, maxBytes, reads);
-  return read.ok && !read.binary ? read.text : undefined;
+/** What came without content for want of room, and the ways this client has to read it. */
+function unsentNote(unsent: Unsent, room: number, skill: Skill, ctx: ToolContext): string {
+  const place = skillPlace(skill, ctx);
+  const ways: string[] = [];
+  if (ctx.hasTool?.("get_asset")) ways.push(`get_asset (skill_path "${place.name}", file: the asset's file)`);
+  if (ctx.hasTool?.("read_skill_file")) ways.push(`read_skill_file (skill_name "${place.name}", file_path: its file)`);
+  ways.push(
+    place.remote ? "resources/read of its uri" : "your file reader, in the resource folder of the node declaring it",
+  );
+  const one = unsent.count === 1;
+  return `${unsent.count} small text asset${one ? "" : "s"} (${unsent.bytes} bytes) came without ${one ? "its" : "their"} content, listed with size_bytes: the assets inlined in one answer hold at most ${room} characters (server.result_budget) and ${MAX_INLINED_ASSETS} files. Read ${one ? "it" : "each"} with ${ways.join(", or ")}.`;
 }
 
 function truncationWarning(sections: readonly ContentSection[], cuts: readonly BudgetCut[], config: Config): string {

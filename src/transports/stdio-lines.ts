@@ -21,6 +21,8 @@ export interface LineTransportOptions {
   onRejected?: (reason: string) => void;
   /** Told as each message is handed over (a waiting memory release waits for quiet again). */
   onMessage?: () => void;
+  /** Told about each answer that could not be written, which its request gets an error in place of (for the log). */
+  onUnsent?: (reason: string) => void;
   /** How long stdin's end waits for requests in flight to be answered (ms). Default 5,000. */
   drainMs?: number;
 }
@@ -41,14 +43,15 @@ export class LineTransport implements Transport {
   private readonly maxLineBytes: number;
   private readonly onRejected?: (reason: string) => void;
   private readonly onMessage?: () => void;
+  private readonly onUnsent?: (reason: string) => void;
   private chunks: Buffer[] = [];
   private size = 0;
   /** Bytes of an oversized line are dropped until its newline. */
   private discarding = false;
   private closed = false;
   private started = false;
-  /** Requests read and not yet answered: stdin's end waits for them (bounded by `drainMs`). */
-  private readonly pending = new Set<string | number>();
+  /** Requests read and not yet answered, with their methods: stdin's end waits for them (bounded by `drainMs`). */
+  private readonly pending = new Map<string | number, string>();
   private readonly drainMs: number;
   private drained?: () => void;
 
@@ -58,6 +61,7 @@ export class LineTransport implements Transport {
     this.maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
     this.onRejected = options.onRejected;
     this.onMessage = options.onMessage;
+    this.onUnsent = options.onUnsent;
     this.drainMs = options.drainMs ?? 5000;
   }
 
@@ -136,8 +140,9 @@ export class LineTransport implements Transport {
       this.reject(RPC.INVALID_PARAMS, refusal.message, refusal.id);
       return;
     }
-    const id = "method" in message && "id" in message ? message.id : undefined;
-    if (id !== undefined) this.pending.add(id);
+    const request = "method" in message && "id" in message ? message : undefined;
+    const id = request?.id;
+    if (request !== undefined) this.pending.set(request.id, request.method);
     this.onMessage?.();
     try {
       this.onmessage?.(message);
@@ -177,8 +182,35 @@ export class LineTransport implements Transport {
   };
 
   async send(message: JSONRPCMessage): Promise<void> {
-    await this.write(`${JSON.stringify(message)}\n`);
+    await this.write(`${this.serialised(message)}\n`);
     if (!("method" in message) && "id" in message) this.answered(message.id);
+  }
+
+  /**
+   * The message as one JSON line; an answer that cannot be written (a value JSON has no form for, or one
+   * too large for the runtime to hold as a string, which throws RangeError) is replaced by an internal error
+   * for its request: the SDK would only report the failure, and the request would wait for ever.
+   */
+  private serialised(message: JSONRPCMessage): string {
+    try {
+      return JSON.stringify(message);
+    } catch (error) {
+      if ("method" in message || !("id" in message) || message.id === null || message.id === undefined) throw error;
+      const id = message.id;
+      const method = this.pending.get(id) ?? "a request";
+      const why = error instanceof Error ? error.name : "Error";
+      this.onUnsent?.(
+        `the answer to ${method} (id ${JSON.stringify(id)}) could not be written as JSON (${errorText(error)}); the request gets an internal error instead`,
+      );
+      return JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        error: {
+          code: RPC.INTERNAL_ERROR,
+          message: `The answer to ${method} could not be sent: it could not be written as JSON (${why}). Retry, ask for less, or report this with the server's stderr log.`,
+        },
+      });
+    }
   }
 
   /** Request `id` needs no answer any more: answered, or cancelled by the client. */
@@ -207,4 +239,9 @@ export class LineTransport implements Transport {
     this.stdin.off("error", this.onEnd);
     this.onclose?.();
   }
+}
+
+/** An error's name and message, for the log. */
+function errorText(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

@@ -47,6 +47,7 @@ export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<
     maxLineBytes: options.maxLineBytes,
     onRejected: (reason) => hub.logger.warn(`stdin: ${reason}`),
     onMessage: () => hub.memory.busy(),
+    onUnsent: (reason) => hub.logger.error(`stdout: ${reason}`),
   });
   // initialize is answered at once, before the scan competes for the CPU; the scan starts right after.
   // With the last run's snapshot, its header names skills in the instructions and its catalog answers

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
+import { rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { cleanupTemp, labelOfDir, tempDir, writeSkill } from "../helpers/fs.ts";
+import { cleanupTemp, labelOfDir, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { connect, recordingSessions } from "../helpers/hub.ts";
 import { writeExampleTree, writeNode } from "../helpers/tree.ts";
 
@@ -275,5 +275,86 @@ describe("get_skill", () => {
     const result = await call("get_skill", { context: "  " });
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toMatchObject({ error: { code: "INVALID_ARGUMENT" } });
+  });
+});
+
+describe("get_skill's inlined assets fit the result budget", () => {
+  /**
+   * A node declaring `count` small text assets, each a link inside its resource folder to one 10,000-byte
+   * file, under a _root that declares a 100-byte one.
+   */
+  function manyAssets(count: number, bytes = 10_000): string {
+    const dir = tempDir();
+    writeNode(dir, "_root.md", { keywords: ["root"], extra: "assets: [r.txt]" });
+    write(join(dir, "_root/r.txt"), "r".repeat(100));
+    const files = Array.from({ length: count }, (_, i) => `f/a${i}.txt`);
+    writeNode(dir, "big.md", { keywords: ["bigbomb"], extra: `assets: [${files.join(", ")}]` });
+    write(join(dir, "big/f/data.txt"), "lorem ipsum ".repeat(1000).slice(0, bytes));
+    for (const file of files) symlinkSync("data.txt", join(dir, "big", file));
+    return dir;
+  }
+
+  type Asset = { file: string; content?: string; size_bytes?: number; [key: string]: unknown };
+  const inlinedChars = (assets: Asset[]) =>
+    assets.reduce(
+      (n, a) => n + (a.content === undefined ? 0 : ',"content":'.length + JSON.stringify(a.content).length),
+      0,
+    );
+
+  test("contents are inlined in order while they fit; the rest are listed with size_bytes and a note on how to read them", async () => {
+    const { call } = await open(manyAssets(40));
+    const result = await call("get_skill", { context: "bigbomb" });
+    const answer = result.structuredContent as { assets: Asset[]; inherited_assets: Asset[]; assets_note?: string };
+    // Two 10,000-byte texts fit the 25,000 characters a client of unknown limit is given; a third does not.
+    expect(answer.assets.map((a) => [a.content?.length, a.size_bytes])).toEqual([
+      [10_000, undefined],
+      [10_000, undefined],
+      ...Array.from({ length: 38 }, () => [undefined, 10_000]),
+    ]);
+    // All lists together, own assets first: the ancestor's small one comes after the room was spent.
+    expect(answer.inherited_assets).toEqual([
+      { file: "r.txt", description: "", type: "other", from: "_root", size_bytes: 100 },
+    ]);
+    expect(inlinedChars([...answer.assets, ...answer.inherited_assets])).toBeLessThanOrEqual(25_000);
+    expect(answer.assets_note).toBe(
+      '39 small text assets (380100 bytes) came without their content, listed with size_bytes: the assets inlined in one answer hold at most 25000 characters (server.result_budget) and 100 files. Read each with get_asset (skill_path "big", file: the asset\'s file), or read_skill_file (skill_name "big", file_path: its file), or your file reader, in the resource folder of the node declaring it.',
+    );
+    expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(answer);
+    // What the note says works.
+    const read = await call("read_skill_file", { skill_name: "big", file_path: "f/a39.txt" });
+    expect((read.structuredContent as { content: string }).content).toBe(answer.assets[0]?.content as string);
+  });
+
+  test("server.result_budget sets the room; a node whose assets fit gets no note", async () => {
+    const { call } = await open(manyAssets(40), { SKILLHUB_RESULT_BUDGET: "50000" });
+    const answer = (await call("get_skill", { context: "bigbomb" })).structuredContent as { assets: Asset[] };
+    expect(answer.assets.filter((a) => a.content !== undefined)).toHaveLength(4);
+    expect(inlinedChars(answer.assets)).toBeLessThanOrEqual(50_000);
+    const few = await open(manyAssets(2));
+    const whole = (await few.call("get_skill", { context: "bigbomb" })).structuredContent as {
+      assets: Asset[];
+      inherited_assets: Asset[];
+      assets_note?: string;
+    };
+    expect([...whole.assets, ...whole.inherited_assets].map((a) => [a.content?.length, a.size_bytes])).toEqual([
+      [10_000, undefined],
+      [10_000, undefined],
+      [100, undefined],
+    ]);
+    expect(whole.assets_note).toBeUndefined();
+  });
+
+  test("at most 100 assets are inlined, however small", async () => {
+    const { call } = await open(manyAssets(120, 10));
+    const answer = (await call("get_skill", { context: "bigbomb" })).structuredContent as {
+      assets: Asset[];
+      assets_note?: string;
+    };
+    expect(answer.assets.map((a) => a.content)).toEqual([
+      ...Array.from({ length: 100 }, () => "lorem ipsu"),
+      ...Array.from({ length: 20 }, () => undefined),
+    ]);
+    expect(answer.assets.slice(100).every((a) => a.size_bytes === 10)).toBe(true);
+    expect(answer.assets_note).toStartWith("21 small text assets (300 bytes) came without their content");
   });
 });

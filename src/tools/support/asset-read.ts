@@ -51,8 +51,27 @@ export function locateFile(
 
 /** Whether a declared file can be served now: listed by get_skill only then (missing files are left out). */
 export function isServable(owner: Skill, file: string): boolean {
-  const located = locateFile(owner, file);
-  return located.ok && (statOf(located.real)?.isFile() ?? false);
+  return servableSize(owner, file) !== undefined;
+}
+
+/** A declared file's size on disk (bytes) when it can be served now (isServable), else undefined. */
+export function servableSize(owner: Skill, file: string): number | undefined {
+  return servableSizes(owner)(file);
+}
+
+/**
+ * servableSize for many files of one owner, its real folder found once (locateFile finds it for each file,
+ * with several realpaths, and a node may declare thousands of files).
+ */
+export function servableSizes(owner: Skill): (file: string) => number | undefined {
+  const base = filesBase(owner);
+  const folder = base === undefined ? undefined : realFolder(base, owner);
+  return (file) => {
+    if (!folder?.ok) return undefined;
+    const located = resolveInside(folder.root, file);
+    const stat = located.ok ? statOf(located.real) : undefined;
+    return stat?.isFile() ? stat.size : undefined;
+  };
 }
 
 export type AssetContent =

@@ -1,0 +1,57 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { Client, InMemoryTransport, type JSONRPCMessage } from "@modelcontextprotocol/client";
+import { z } from "zod";
+import { createServer } from "../../src/server/create-server.ts";
+import { Hub } from "../../src/server/hub.ts";
+import { defineTool, READ_ONLY } from "../../src/tools/definition.ts";
+import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+import { eventually, HANG_MS, testHub } from "../helpers/hub.ts";
+
+afterAll(cleanupTemp);
+
+/** A tool whose answer JSON has no form for (a BigInt). */
+const unsendable = defineTool({
+  name: "unsendable",
+  title: "Unsendable",
+  annotations: READ_ONLY,
+  inputSchema: () => z.object({}),
+  description: () => "Answers with a value JSON cannot write.",
+  handler: async () => ({
+    content: [{ type: "text", text: "a count" }],
+    structuredContent: { count: 10n } as unknown as Record<string, unknown>,
+  }),
+});
+
+describe("an answer the transport cannot send", () => {
+  test("the SDK's report of it is logged as an error", async () => {
+    const skills = tempDir("skillhub-unsent-");
+    writeSkill(skills, "git-helper", { description: "Git workflow helper" });
+    const { hub, logger } = testHub({ flags: { "skills-dir": [skills] } });
+    hub.tools = () => [...Hub.prototype.tools.call(hub), unsendable];
+    const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+    // As a transport on a wire does: each message is written as JSON before it leaves.
+    const pass = serverEnd.send.bind(serverEnd);
+    serverEnd.send = async (message: JSONRPCMessage, options) =>
+      pass(JSON.parse(JSON.stringify(message)) as JSONRPCMessage, options);
+    const server = createServer(hub, { version: "test" });
+    await server.connect(serverEnd);
+    void hub.start();
+    const client = new Client({ name: "test", version: "1.0.0" });
+    await client.connect(clientEnd);
+    try {
+      const abort = new AbortController();
+      const call = client
+        .callTool({ name: "unsendable", arguments: {} }, { signal: abort.signal, timeout: HANG_MS })
+        .catch(() => undefined);
+      await eventually(() => logger.lines.some((line) => line.includes("ERROR")));
+      expect(logger.lines.filter((line) => line.includes("ERROR"))).toEqual([
+        expect.stringContaining("mcp: Failed to send response: TypeError: "),
+      ]);
+      abort.abort();
+      await call;
+    } finally {
+      await client.close();
+      await hub.shutdown();
+    }
+  });
+});
