@@ -142,11 +142,11 @@ export const getSkillTool = defineTool({
   inputSchema: Input,
   outputSchema: Output,
   description: () =>
-    "Find the skill-tree node that fits a task by its declared keywords (deterministic, no model involved) and return it. " +
+    "Find the skill-tree node whose declared keywords fit a task (deterministic, no model) and return it. " +
     "Describe the task in a few words (English or French). A clear match returns the instructions in `content` " +
-    "(a tree node's inherited rules first), plus its assets and scripts, own and inherited (`from`): fetch those with get_asset. " +
-    "`ambiguous` lists candidates with descriptions: call again with a more specific context, or with a candidate's skill_path as the context. " +
-    "`no_match` means no node fits; list_skills shows the tree. Agent Skills are not routed here (search_skills finds them).",
+    "(inherited rules first), plus its assets and scripts, own and inherited (`from`): fetch those with get_asset. " +
+    "`ambiguous` lists candidates: call again with a more specific context, or a candidate's skill_path. " +
+    "`no_match`: no node fits; list_skills shows the tree. Agent Skills are found with search_skills, not here.",
   handler: jsonTextHandler(async ({ context }, ctx) => {
     const { deps, hasTool } = ctx;
     const catalog = deps.store.catalog;

@@ -42,9 +42,9 @@ describe("tools/list stays small whatever the catalog size", () => {
     const { bytes, tools } = await listBytes(dir);
     expect(tools.map((t) => t.name)).toContain("get_skill");
     // The tree tools' schemas (get_skill's truncation fields and inlined assets, list_skills' paging),
-    // search_skills' `matched` and read_skill_file's parts: under 18 KiB with the tree tools, the skill
+    // search_skills' `matched` and read_skill_file's parts: under 18 KB with the tree tools, the skill
     // catalog at 3,000 characters (the other tools alone fill the 12 KB budget).
-    expect(bytes).toBeLessThan(18 * 1024);
+    expect(bytes).toBeLessThan(18_000);
     expect(tools.find((t) => t.name === "skill")?.description?.length ?? 0).toBeLessThanOrEqual(3000);
   });
 
