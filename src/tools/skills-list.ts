@@ -6,6 +6,13 @@ import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
 import { SkillSummary, summarise } from "./support/sk-summary.ts";
 
+/**
+ * Most characters of bodies one `includeBody` answer carries (eight SKILL.md files at their 1 MiB limit):
+ * the skills past it come without `body`, and the text says how to get theirs. Every body of a large
+ * collection at once is hundreds of megabytes, which the server would hold, and a client could not take.
+ */
+export const BODIES_MAX_CHARS = 8 * 1024 * 1024;
+
 const Input = () =>
   z
     .object({
@@ -42,14 +49,25 @@ export const skListTool = defineTool({
           needle === "" ||
           [s.installName, s.meta.name, s.meta.description].some((f) => f.toLowerCase().includes(needle)),
       );
+    let bodiesLeftOut = 0;
     if (includeBody) {
+      let room = BODIES_MAX_CHARS;
       for (const summary of skills) {
         const skill = deps.store.catalog.get(summary.meta.name);
         // Frozen: only bytes whose digest the lock records (lock/checked-read.ts).
-        summary.body = (skill && checkedBody(deps.frozen, skill)) ?? "";
+        const body = (skill && checkedBody(deps.frozen, skill)) ?? "";
+        if (body.length > room) bodiesLeftOut++;
+        else {
+          room -= body.length;
+          summary.body = body;
+        }
       }
     }
-    const text = `${skills.length} skill${skills.length === 1 ? "" : "s"} matched${needle ? ` "${shownArg(query ?? "")}"` : ""}: ${skills.map((s) => s.meta.name).join(", ") || "none"}.`;
+    const leftOut =
+      bodiesLeftOut > 0
+        ? ` The bodies of ${bodiesLeftOut} of them are left out (one answer carries at most ${BODIES_MAX_CHARS} characters of bodies): call again with a query that matches fewer skills.`
+        : "";
+    const text = `${skills.length} skill${skills.length === 1 ? "" : "s"} matched${needle ? ` "${shownArg(query ?? "")}"` : ""}: ${skills.map((s) => s.meta.name).join(", ") || "none"}.${leftOut}`;
     // The text is a human-friendly summary; the structured payload carries the data.
     return structuredResult({ skills }, text);
   },

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { rmSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { MAX_QUERY_CHARS, processedTermCount } from "../../src/search/text.ts";
+import { BODIES_MAX_CHARS } from "../../src/tools/skills-list.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { sessions, textOf } from "../helpers/hub.ts";
 
@@ -349,6 +350,24 @@ describe("profile sk: skills.list and skills.search", () => {
         },
       ],
     });
+  });
+
+  test("skills.list: bodies past one answer's bound are left out, and the text says how to get them", async () => {
+    const dir = tempDir();
+    const bodyChars = 1_000_000;
+    for (let i = 0; i < 10; i++) writeSkill(dir, `big-${i}`, { body: `${String(i).repeat(bodyChars - 1)}\n` });
+    const { call } = await open({ flags: { "skills-dir": [dir], tools: "sk" } });
+    const result = await call("skills.list", { includeBody: true });
+    const listed = (result.structuredContent as { skills: { body?: string }[] }).skills;
+    expect(listed).toHaveLength(10);
+    const carried = listed.filter((s) => s.body !== undefined);
+    expect(carried).toHaveLength(Math.floor(BODIES_MAX_CHARS / bodyChars));
+    expect(carried.every((s) => s.body?.length === bodyChars)).toBe(true);
+    expect(textOf(result)).toContain(
+      `The bodies of 2 of them are left out (one answer carries at most ${BODIES_MAX_CHARS} characters of bodies): call again with a query that matches fewer skills.`,
+    );
+    const one = await call("skills.list", { query: "big-9", includeBody: true });
+    expect((one.structuredContent as { skills: { body?: string }[] }).skills[0]?.body).toHaveLength(bodyChars);
   });
 
   test("skills.search: every token must be present; score = matched tokens; excerpt around the match", async () => {
