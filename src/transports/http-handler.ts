@@ -17,6 +17,7 @@ import { ARCHIVE_PREFIX, ArchiveLinks, loggedPath } from "./archive-links.ts";
 import { refuseBatch } from "./batches.ts";
 import { AnsweringTransport, messagesOf } from "./cancelled-calls.ts";
 import { archiveStreams, serveArchive } from "./http-archive.ts";
+import { BODY_RETRY_SECONDS, type BodyRefusal, RequestBodies } from "./http-bodies.ts";
 import { preflight, withCors } from "./http-cors.ts";
 import {
   type HttpHandler,
@@ -127,7 +128,10 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     return base === undefined ? undefined : `${base}${links.path(id, version)}`;
   };
   const refusals = new RefusalLog(hub.logger, options.now);
+  // Bodies refused for room or time: a client on a slow link, or one sending many bodies at once, learns why.
+  const bodyRefusals = new RefusalLog(hub.logger, options.now, [408, 429, 503]);
   const answers = new AnswerBudget(options.answers);
+  const bodies = new RequestBodies(options.bodies);
   /** Sessions being opened again, by id. */
   const resumes = new Map<string, Promise<Session | Response>>();
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
@@ -261,8 +265,11 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     }
     const peer = hooks.peer ?? "";
     if (request.method === "POST") {
-      const body = await readBody(request);
-      if (body instanceof Response) return body;
+      const body = await readBody(request, peer);
+      if (body instanceof Response) {
+        void bodyRefusals.note(request, body, peer);
+        return body;
+      }
       const refused = refuse(body.value);
       if (refused) return refused;
       const restore = hooks.longLived?.();
@@ -359,16 +366,57 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     return sessionNotFound();
   }
 
-  /** Body checks shared by both modes: JSON, bounded, parseable. */
-  async function readBody(request: Request): Promise<ReadBody | Response> {
+  /**
+   * Body checks shared by both modes: JSON, bounded, parseable. While it arrives, the body from `peer`
+   * counts against the bodies' budget (http-bodies.ts), and must arrive whole within its deadline.
+   */
+  async function readBody(request: Request, peer: string): Promise<ReadBody | Response> {
     if (!isJsonContentType(request.headers.get("content-type"))) {
       return rpcError(415, RPC.SERVER_ERROR, "Unsupported Media Type: Content-Type must be application/json.");
     }
-    const body = await readJsonBody(request, maxBody);
+    const reading = bodies.opened(peer);
+    let body: BodyResult;
+    try {
+      body = await readJsonBody(request, maxBody, {
+        reading,
+        deadline: { ms: bodies.deadlineMs, timer: bodies.timer },
+      });
+    } finally {
+      reading.end();
+    }
+    // Security: a body not read to its end ends its connection, which the client would otherwise keep
+    // sending it on (Bun keeps a connection whose body's reading was cancelled open for the rest).
+    const close = { Connection: "close" };
     if (body.kind === "too-large")
-      return rpcError(413, RPC.SERVER_ERROR, `Payload Too Large: the body must not exceed ${maxBody} bytes.`);
+      return rpcError(413, RPC.SERVER_ERROR, `Payload Too Large: the body must not exceed ${maxBody} bytes.`, close);
+    if (body.kind === "refused") return bodyRefused(body.refusal, close);
+    if (body.kind === "too-slow")
+      return rpcError(
+        408,
+        RPC.SERVER_ERROR,
+        `Request Timeout: the body did not arrive whole within ${bodies.deadlineMs / 1000} s of the request's headers, the longest the server waits for one. Send the request again, its body at once.`,
+        close,
+      );
     if (body.kind === "invalid") return rpcError(400, RPC.PARSE_ERROR, `Parse error: ${body.reason}.`);
     return body;
+  }
+
+  /** The answer to a body refused for room: 429 when its address holds its share, else 503; both say when to retry. */
+  function bodyRefused(refusal: BodyRefusal, headers: Record<string, string>): Response {
+    const retry = { ...headers, "Retry-After": String(BODY_RETRY_SECONDS) };
+    return refusal.kind === "peer-full"
+      ? rpcError(
+          429,
+          RPC.SERVER_ERROR,
+          `Too Many Requests: ${refusal.message}. Retry in ${BODY_RETRY_SECONDS} s, once those have arrived.`,
+          retry,
+        )
+      : rpcError(
+          503,
+          RPC.SERVER_ERROR,
+          `Service Unavailable: ${refusal.message}. Retry in ${BODY_RETRY_SECONDS} s.`,
+          retry,
+        );
   }
 
   /** A request past the limits of request-limits.ts, answered before the SDK sees it; undefined when none is. */
@@ -656,6 +704,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     sessions,
     listens,
     answers,
+    bodies,
     sweep,
     async close() {
       unpublish();

@@ -1,4 +1,5 @@
 import type { AnswerBudget, AnswerBudgetOptions } from "../server/answer-budget.ts";
+import type { RequestBodies, RequestBodiesOptions } from "./http-bodies.ts";
 import type { SessionTable } from "./http-sessions.ts";
 import type { ListenStreams, ListenStreamsOptions } from "./listen-streams.ts";
 import type { ReaderLimit } from "./stream-end.ts";
@@ -48,6 +49,8 @@ export interface HttpHandlerOptions {
   listens?: ListenStreamsOptions;
   /** Most bytes of answers held at once, and for one address (answer-budget.ts). */
   answers?: AnswerBudgetOptions;
+  /** Most bytes of request bodies held while they arrive, in all and for one address, and their deadline (http-bodies.ts). */
+  bodies?: RequestBodiesOptions;
   /**
    * The URL clients reach this server at, when it is not the one they send requests to (a reverse proxy):
    * download links start with it (server.public_url). Default: the origin of the request that asks.
@@ -83,6 +86,8 @@ export interface HttpHandler {
   readonly listens: ListenStreams;
   /** The bytes of answers being built or sent. */
   readonly answers: AnswerBudget;
+  /** The bytes of request bodies still arriving. */
+  readonly bodies: RequestBodies;
   /** Close idle sessions now; returns their ids. */
   sweep(): Promise<string[]>;
   /** Close every session. */

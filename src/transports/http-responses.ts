@@ -4,6 +4,8 @@
  * JSON-RPC numbers appear here, at the protocol edge, and nowhere else.
  */
 
+import type { BodyRefusal, Reading } from "./http-bodies.ts";
+
 /** JSON-RPC error codes used at the HTTP edge. */
 export const RPC = {
   /** Invalid JSON. */
@@ -50,53 +52,65 @@ export function json(status: number, body: unknown): Response {
 export type BodyResult =
   | { kind: "ok"; value: unknown; bytes: number }
   | { kind: "too-large" }
+  | { kind: "refused"; refusal: BodyRefusal }
+  | { kind: "too-slow" }
   | { kind: "invalid"; reason: string };
 
+/** What bounds a body besides its size: the room it may hold while it arrives, and the time it may take. */
+export interface BodyLimits {
+  /** Told each part's bytes as it arrives (RequestBodies); a refusal stops the reading there. */
+  reading?: Pick<Reading, "take">;
+  /** Most milliseconds the whole body may take, and the timer that counts them. */
+  deadline?: { ms: number; timer: (fire: () => void, ms: number) => () => void };
+}
+
 /**
- * Read and parse a JSON request body, stopping as soon as more than `maxBytes`
- * have arrived. Security: a declared Content-Length over the limit is refused
- * before anything is read, and a chunked body cannot grow past the limit in
- * memory either.
+ * Read and parse a JSON request body, stopping as soon as more than `maxBytes` have arrived, or `limits`
+ * refuse a part, or its deadline passes. Security: a declared Content-Length over the limit is refused
+ * before anything is read; any other body is read part by part as it arrives, so that neither a chunked
+ * body nor a declared length sent slowly holds more than its parts so far, each counted before the next is
+ * read. A body stopped part way is cancelled: its connection is closed once the answer is sent.
  */
-export async function readJsonBody(request: Request, maxBytes: number): Promise<BodyResult> {
+export async function readJsonBody(request: Request, maxBytes: number, limits: BodyLimits = {}): Promise<BodyResult> {
   const length = request.headers.get("content-length");
   if (length !== null && Number(length) > maxBytes) return { kind: "too-large" };
   if (request.body === null) return { kind: "invalid", reason: "empty body" };
-  // A declared length within the limit bounds the body on the wire (HTTP framing): read it in one go,
-  // and still check the size, in case the caller built the Request by hand.
-  if (length !== null && /^\d+$/.test(length)) {
-    let bytes: Uint8Array;
-    try {
-      bytes = new Uint8Array(await request.arrayBuffer());
-    } catch (error) {
-      return {
-        kind: "invalid",
-        reason: `the body could not be read (${error instanceof Error ? error.message : String(error)})`,
-      };
-    }
-    return bytes.byteLength > maxBytes ? { kind: "too-large" } : parse(bytes);
-  }
+  const reader = request.body.getReader();
+  const stop = () => reader.cancel().catch(() => undefined);
+  let late = false;
+  const endDeadline = limits.deadline?.timer(() => {
+    late = true;
+    void stop();
+  }, limits.deadline.ms);
   const chunks: Uint8Array[] = [];
   let received = 0;
-  const reader = request.body.getReader();
   try {
     for (;;) {
       const { done, value } = await reader.read();
+      if (late) return { kind: "too-slow" };
       if (done) break;
       received += value.byteLength;
       if (received > maxBytes) {
-        await reader.cancel().catch(() => undefined);
+        await stop();
         return { kind: "too-large" };
+      }
+      const refusal = limits.reading?.take(value.byteLength);
+      if (refusal) {
+        await stop();
+        return { kind: "refused", refusal };
       }
       chunks.push(value);
     }
   } catch (error) {
+    if (late) return { kind: "too-slow" };
     return {
       kind: "invalid",
       reason: `the body could not be read (${error instanceof Error ? error.message : String(error)})`,
     };
+  } finally {
+    endDeadline?.();
   }
-  return parse(Buffer.concat(chunks));
+  return parse(chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks));
 }
 
 /** Deepest nesting of arrays and objects a request may have: MCP messages hold a few levels. */

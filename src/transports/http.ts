@@ -4,6 +4,7 @@ import type { AnswerBudgetOptions } from "../server/answer-budget.ts";
 import type { Hub } from "../server/hub.ts";
 import { ConfigError, errorMessage, SkillHubError } from "../util/errors.ts";
 import { bounded } from "./bounded.ts";
+import type { RequestBodiesOptions } from "./http-bodies.ts";
 import { createHttpHandler, type HttpHandler, type HttpHandlerOptions, MAX_BODY_BYTES } from "./http-handler.ts";
 import { RPC, rpcError } from "./http-responses.ts";
 import { isLoopbackHost, isWildcardHost, normalizeHostname, refuseToBind, weakToken } from "./http-security.ts";
@@ -34,6 +35,8 @@ export interface HttpServeOptions {
   listens?: ListenStreamsOptions;
   /** Most bytes of answers held at once, in all and for one address. Default answer-budget.ts's. */
   answers?: AnswerBudgetOptions;
+  /** Most bytes of request bodies held while they arrive, and their deadline. Default http-bodies.ts's. */
+  bodies?: RequestBodiesOptions;
   /** Signals that stop `serveHttp`. Default SIGINT, SIGTERM. */
   signals?: readonly NodeJS.Signals[];
   /** Seconds a connection may sit silent outside an admitted request's answer. Default IDLE_TIMEOUT_SECONDS. */
@@ -100,6 +103,7 @@ export function startHttpServer(hub: Hub, options: HttpServeOptions = {}): Runni
     keepAliveMs: options.keepAliveMs,
     listens: options.listens,
     answers: options.answers,
+    bodies: options.bodies,
     readerIdle: options.readerIdle,
   });
   const idleSeconds = options.idleTimeoutSeconds ?? IDLE_TIMEOUT_SECONDS;

@@ -8,9 +8,9 @@ const EVERY_MS = 60_000;
 const KEPT = 1000;
 
 /**
- * Refused requests (401: the token; 403: Host or Origin) said in the log at INFO, so whoever runs a hub
- * sees why a client cannot connect. Once a minute per address and status: a client retrying, or a
- * flood of bad requests, writes a line a minute.
+ * Refused requests (by default 401: the token; 403: Host or Origin) said in the log at INFO, so whoever
+ * runs a hub sees why a client cannot connect. Once a minute per address and status: a client retrying,
+ * or a flood of bad requests, writes a line a minute.
  */
 export class RefusalLog {
   private readonly last = new Map<string, number>();
@@ -18,10 +18,12 @@ export class RefusalLog {
   constructor(
     private readonly log: Logger,
     private readonly now: () => number = Date.now,
+    /** The statuses said. */
+    private readonly statuses: readonly number[] = [401, 403],
   ) {}
 
   async note(request: Request, response: Response, peer: string): Promise<void> {
-    if (response.status !== 401 && response.status !== 403) return;
+    if (!this.statuses.includes(response.status)) return;
     const key = `${peer}\0${response.status}`;
     const now = this.now();
     const last = this.last.get(key);
