@@ -1,5 +1,8 @@
+import { connect } from "node:net";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/client";
+import { type HttpServeOptions, type RunningHttpServer, startHttpServer } from "../../src/transports/http.ts";
 import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "../../src/transports/http-handler.ts";
+import type { Closer } from "./closers.ts";
 import { tempDir, writeSkill } from "./fs.ts";
 import { testHub } from "./hub.ts";
 import { HANG_MS } from "./wait.ts";
@@ -163,4 +166,43 @@ export function pageFile(handler: Pick<HttpHandler, "handle">) {
         headers: { host: "127.0.0.1:8000" },
       }),
     );
+}
+
+/**
+ * A raw connection to `port` on loopback that sends `text` now and what `send` is given later: what it has
+ * received, and its close. Destroyed by `closers` after the test.
+ */
+export function rawClient(port: number, text: string, closers: Closer[]) {
+  let received = "";
+  const socket = connect(port, "127.0.0.1", () => socket.write(text));
+  socket.on("data", (data) => {
+    received += data.toString();
+  });
+  socket.on("error", () => undefined);
+  closers.push(async () => void socket.destroy());
+  const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+  return {
+    send: (more: string) => socket.write(more),
+    closed,
+    received: () => received,
+    destroy: () => socket.destroy(),
+  };
+}
+
+/**
+ * `skillhub serve --transport http` in process, on a free loopback port, over one skill (git-helper), once
+ * its first scan is done; stopped by `closers` after the test.
+ */
+export async function servingOneSkill(closers: Closer[], options: HttpServeOptions = {}): Promise<RunningHttpServer> {
+  const dir = tempDir("skillhub-http-");
+  writeSkill(dir, "git-helper", { description: "Git workflow helper" });
+  const { hub } = testHub({ flags: { "skills-dir": [dir] }, hub: { acceptRoots: false } });
+  const running = startHttpServer(hub, { port: 0, ...options });
+  void hub.start();
+  await hub.ready;
+  closers.push(async () => {
+    await running.stop();
+    hub.close();
+  });
+  return running;
 }

@@ -1,12 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { connect } from "node:net";
-import { type HttpServeOptions, type RunningHttpServer, startHttpServer } from "../../src/transports/http.ts";
+import type { HttpServeOptions, RunningHttpServer } from "../../src/transports/http.ts";
 import { MAX_READING_BYTES, RequestBodies } from "../../src/transports/http-bodies.ts";
 import { closeAfterEach } from "../helpers/closers.ts";
-import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+import { cleanupTemp } from "../helpers/fs.ts";
 import { handTimers } from "../helpers/hand-timers.ts";
-import { handlerWorld, mcpRequest } from "../helpers/http.ts";
-import { testHub } from "../helpers/hub.ts";
+import { handlerWorld, mcpRequest, rawClient as rawClientOf, servingOneSkill } from "../helpers/http.ts";
 import { eventually, within } from "../helpers/wait.ts";
 
 /** The bytes of request bodies the HTTP server holds while they arrive are bounded, and so is their time (http-bodies.ts). */
@@ -19,18 +17,8 @@ const BODIES = { maxBytes: 400_000, maxPerPeer: 100_000 };
 const PAD = 80_000;
 
 /** `skillhub serve --http --stateless` in process, on a free loopback port, over one skill: a ping gets 200. */
-async function server(options: HttpServeOptions = {}): Promise<RunningHttpServer> {
-  const dir = tempDir("skillhub-bodies-");
-  writeSkill(dir, "git-helper", { description: "Git workflow helper" });
-  const { hub } = testHub({ flags: { "skills-dir": [dir] }, hub: { acceptRoots: false } });
-  const running = startHttpServer(hub, { port: 0, stateless: true, ...options });
-  void hub.start();
-  await hub.ready;
-  closers.push(async () => {
-    await running.stop();
-    hub.close();
-  });
-  return running;
+function server(options: HttpServeOptions = {}): Promise<RunningHttpServer> {
+  return servingOneSkill(closers, { stateless: true, ...options });
 }
 
 /** A ping whose params hold `pad` bytes: its JSON's start (up to the padding) and its end. */
@@ -45,30 +33,19 @@ const HEAD =
 /** One chunk of a chunked body; "" is the last. */
 const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
 
-/** A raw connection to `port` on loopback that sends `text` now and what `send` is given later: what it received, and its close. */
+/** rawClient, and the answer's status and its JSON-RPC error (or result), once it has come whole. */
 function rawClient(port: number, text: string) {
-  let received = "";
-  const socket = connect(port, "127.0.0.1", () => socket.write(text));
-  socket.on("data", (data) => {
-    received += data.toString();
-  });
-  socket.on("error", () => undefined);
-  closers.push(async () => void socket.destroy());
-  const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+  const client = rawClientOf(port, text, closers);
   return {
-    send: (more: string) => socket.write(more),
-    closed,
-    received: () => received,
-    /** The answer's status and its JSON-RPC error (or result), once it has come whole. */
+    ...client,
     answer: async () => {
-      await eventually(() => /\r\n\r\n[\s\S]*\}$/.test(received));
-      const text = received;
-      const status = Number(/^HTTP\/1\.1 (\d+)/.exec(text)?.[1]);
-      const retryAfter = /\r\nretry-after: (\d+)/i.exec(text)?.[1];
-      const json = JSON.parse(text.slice(text.indexOf("{")));
+      await eventually(() => /\r\n\r\n[\s\S]*\}$/.test(client.received()));
+      const received = client.received();
+      const status = Number(/^HTTP\/1\.1 (\d+)/.exec(received)?.[1]);
+      const retryAfter = /\r\nretry-after: (\d+)/i.exec(received)?.[1];
+      const json = JSON.parse(received.slice(received.indexOf("{")));
       return { status, retryAfter, json };
     },
-    destroy: () => socket.destroy(),
   };
 }
 

@@ -1,31 +1,27 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { connect } from "node:net";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { type HttpServeOptions, type RunningHttpServer, startHttpServer } from "../../src/transports/http.ts";
+import type { HttpServeOptions, RunningHttpServer } from "../../src/transports/http.ts";
 import type { HttpHandler } from "../../src/transports/http-handler.ts";
 import { REVISIONS, type Revision } from "../helpers/clients.ts";
 import { closeAfterEach } from "../helpers/closers.ts";
-import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
-import { fetchFrom, handlerWorld, initialize, mcpRequest, messages } from "../helpers/http.ts";
-import { testHub } from "../helpers/hub.ts";
+import { cleanupTemp } from "../helpers/fs.ts";
+import {
+  fetchFrom,
+  handlerWorld,
+  initialize,
+  mcpRequest,
+  messages,
+  rawClient,
+  servingOneSkill,
+} from "../helpers/http.ts";
 import { eventually, within } from "../helpers/wait.ts";
 
 afterAll(cleanupTemp);
 const closers = closeAfterEach({ ignoringErrors: true });
 
 /** `skillhub serve --http` in process, on a free loopback port, over one skill. */
-async function server(options: HttpServeOptions = {}): Promise<RunningHttpServer> {
-  const dir = tempDir("skillhub-limits-");
-  writeSkill(dir, "git-helper", { description: "Git workflow helper" });
-  const { hub } = testHub({ flags: { "skills-dir": [dir] }, hub: { acceptRoots: false } });
-  const running = startHttpServer(hub, { port: 0, ...options });
-  void hub.start();
-  await hub.ready;
-  closers.push(async () => {
-    await running.stop();
-    hub.close();
-  });
-  return running;
+function server(options: HttpServeOptions = {}): Promise<RunningHttpServer> {
+  return servingOneSkill(closers, { ...options });
 }
 
 /** An SDK client of `url` on `revision`; `fetch` defaults to the network. */
@@ -199,15 +195,8 @@ describe("a silent connection is closed", () => {
 
 /** A raw connection to `port` on loopback that sends `text`, then nothing: what it received, and its close. */
 function silentClient(port: number, text: string) {
-  let received = "";
-  const socket = connect(port, "127.0.0.1", () => socket.write(text));
-  socket.on("data", (chunk) => {
-    received += chunk.toString();
-  });
-  socket.on("error", () => undefined);
-  closers.push(async () => void socket.destroy());
-  const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
-  return { closed, received: () => received };
+  const { closed, received } = rawClient(port, text, closers);
+  return { closed, received };
 }
 
 const LIST_TOOLS = { jsonrpc: "2.0", id: 2, method: "tools/list" };
