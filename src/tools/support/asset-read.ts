@@ -51,17 +51,13 @@ export function locateFile(
 
 /** Whether a declared file can be served now: listed by get_skill only then (missing files are left out). */
 export function isServable(owner: Skill, file: string): boolean {
-  return servableSize(owner, file) !== undefined;
-}
-
-/** A declared file's size on disk (bytes) when it can be served now (isServable), else undefined. */
-export function servableSize(owner: Skill, file: string): number | undefined {
-  return servableSizes(owner)(file);
+  return servableSizes(owner)(file) !== undefined;
 }
 
 /**
- * servableSize for many files of one owner, its real folder found once (locateFile finds it for each file,
- * with several realpaths, and a node may declare thousands of files).
+ * For many files of one owner, each one's size on disk (bytes) when it can be served now (isServable), else
+ * undefined; the owner's real folder found once (locateFile finds it for each file, with several realpaths,
+ * and a node may declare hundreds of files).
  */
 export function servableSizes(owner: Skill): (file: string) => number | undefined {
   const base = filesBase(owner);
