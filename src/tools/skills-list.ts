@@ -7,7 +7,8 @@ import { structuredResult } from "./results.ts";
 import { SkillSummary, summarise } from "./support/sk-summary.ts";
 
 /**
- * Most characters of bodies one `includeBody` answer carries (eight SKILL.md files at their 1 MiB limit):
+ * Most characters of bodies one `includeBody` answer carries, as its JSON writes them (eight SKILL.md files at
+ * their 1 MiB limit):
  * the skills past it come without `body`, and the text says how to get theirs. Every body of a large
  * collection at once is hundreds of megabytes, which the server would hold, and a client could not take.
  */
@@ -56,9 +57,11 @@ export const skListTool = defineTool({
         const skill = deps.store.catalog.get(summary.meta.name);
         // Frozen: only bytes whose digest the lock records (lock/checked-read.ts).
         const body = (skill && checkedBody(deps.frozen, skill)) ?? "";
-        if (body.length > room) bodiesLeftOut++;
+        // Counted as the answer carries it: JSON doubles a backslash, and writes a control character in six.
+        const chars = JSON.stringify(body).length - 2;
+        if (chars > room) bodiesLeftOut++;
         else {
-          room -= body.length;
+          room -= chars;
           summary.body = body;
         }
       }

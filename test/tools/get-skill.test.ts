@@ -357,4 +357,23 @@ describe("get_skill's inlined assets fit the result budget", () => {
     expect(answer.assets.slice(100).every((a) => a.size_bytes === 10)).toBe(true);
     expect(answer.assets_note).toStartWith("21 small text assets (300 bytes) came without their content");
   });
+
+  test("a text asset found binary when read counts among the 100 files read", async () => {
+    const dir = manyAssets(0);
+    const files = Array.from({ length: 105 }, (_, i) => `f/a${i}.txt`);
+    writeNode(dir, "big.md", { keywords: ["bigbomb"], extra: `assets: [${files.join(", ")}]` });
+    write(join(dir, "big/f/nul.txt"), "not\0text");
+    write(join(dir, "big/f/data.txt"), "lorem ipsu");
+    for (const [i, file] of files.entries()) symlinkSync(i < 100 ? "nul.txt" : "data.txt", join(dir, "big", file));
+    const { call } = await open(dir);
+    const answer = (await call("get_skill", { context: "bigbomb" })).structuredContent as {
+      assets: Asset[];
+      assets_note?: string;
+    };
+    expect(answer.assets.map((a) => [a.content, a.size_bytes])).toEqual([
+      ...Array.from({ length: 100 }, () => [undefined, undefined]),
+      ...Array.from({ length: 5 }, () => [undefined, 10]),
+    ]);
+    expect(answer.assets_note).toStartWith("6 small text assets (150 bytes) came without their content");
+  });
 });

@@ -370,6 +370,16 @@ describe("profile sk: skills.list and skills.search", () => {
     expect((one.structuredContent as { skills: { body?: string }[] }).skills[0]?.body).toHaveLength(bodyChars);
   });
 
+  test("skills.list: bodies count as the answer's JSON writes them, a backslash as two characters", async () => {
+    const dir = tempDir();
+    for (let i = 0; i < 10; i++) writeSkill(dir, `slashes-${i}`, { body: `${"\\".repeat(999_999)}\n` });
+    const { call } = await open({ flags: { "skills-dir": [dir], tools: "sk" } });
+    const result = await call("skills.list", { includeBody: true });
+    const listed = (result.structuredContent as { skills: { body?: string }[] }).skills;
+    expect(listed.filter((s) => s.body !== undefined)).toHaveLength(4);
+    expect(textOf(result)).toContain("The bodies of 6 of them are left out");
+  });
+
   test("skills.search: every token must be present; score = matched tokens; excerpt around the match", async () => {
     const { call } = await open({ flags: { "skills-dir": [skills()], tools: "sk" } });
     const result = await call("skills.search", { query: "invoice EXTRACT.PY" });

@@ -40,7 +40,7 @@ export interface Unsent {
   bytes: number;
 }
 
-/** Most assets inlined in one answer, however small: each is a file opened and read. */
+/** Most assets read to be inlined in one answer, however small, sent or not: each is a file opened and read. */
 export const MAX_INLINED_ASSETS = 100;
 
 /** `,"content":` before an inlined text's JSON string. */
@@ -48,12 +48,12 @@ const CONTENT_KEY_CHARS = ',"content":'.length;
 
 /**
  * The lists with their small text assets' contents, in order (own assets first), while the contents fit
- * `room`, each counted as the characters its JSON adds to the answer, and they number at most
- * MAX_INLINED_ASSETS. The first that does not fit ends the
- * inlining: it and every text asset after it that could have been inlined are listed with `size_bytes`
- * instead, and counted in `unsent`. Security: a node may declare thousands of assets (links to one file
- * are allowed), and inlining each held the whole answer, hundreds of MB, in one JSON-RPC line; now at most
- * `room` characters of contents are read and sent, and at most one file is read that is not sent.
+ * `room`, each counted as the characters its JSON adds to the answer, and at most MAX_INLINED_ASSETS files
+ * are read for them (one found binary after all, a NUL byte in a `.txt`, counts too). The first that does not
+ * fit ends the inlining: it and every text asset after it that could have been inlined are listed with
+ * `size_bytes` instead, and counted in `unsent`. Security: a node may declare thousands of assets (links to
+ * one file are allowed), and inlining each held the whole answer, hundreds of MB, in one JSON-RPC line; now
+ * at most `room` characters of contents are sent, and at most MAX_INLINED_ASSETS files are read.
  */
 export function inlineAssets<T extends ListedAsset>(
   lists: readonly AssetList<T>[],
@@ -71,12 +71,13 @@ export function inlineAssets<T extends ListedAsset>(
       if (!full && (count === MAX_INLINED_ASSETS || Math.ceil(source.size / 3) + CONTENT_KEY_CHARS + 2 > left))
         full = true;
       if (!full) {
+        // Counted as read whether or not it is sent: one binary after all is read too.
+        count++;
         const text = inlineText(source.owner, entry.file, options);
         if (text === undefined) return entry;
         const chars = CONTENT_KEY_CHARS + JSON.stringify(text).length;
         if (chars <= left) {
           left -= chars;
-          count++;
           return { ...entry, content: text };
         }
         full = true;
