@@ -28,7 +28,8 @@ export function inNpxCache(path: string): boolean {
  * How to spell this program in a command the CLI tells the user to run: the name the user typed when the
  * shell found it on PATH (`skillhub`); `skillhub` too when that name on PATH is this very binary (or npm's
  * launcher for it); else the path as typed (`dist/skillhub`, `./skillhub`: a relative path is kept, as the
- * hint is read in the folder it was typed in), quoted for the shell where it needs to be. `npx skillhub` for
+ * hint is read in the folder it was typed in), quoted for the shell where it needs to be; the executable's
+ * own path when the name it was started under is not a command (`exec -a`). `npx skillhub` for
  * a binary npx runs from its cache; `skillhub` run from source.
  */
 export function programName(given: Invocation = {}): string {
@@ -37,12 +38,14 @@ export function programName(given: Invocation = {}): string {
   const platform = given.platform ?? process.platform;
   if (!isCompiled(given.main ?? Bun.main)) return "skillhub";
   if (inNpxCache(execPath)) return "npx skillhub";
-  if (!(platform === "win32" ? /[\\/]/ : /\//).test(argv0)) return shellWords([argv0], platform);
+  const typedAsPath = (platform === "win32" ? /[\\/]/ : /\//).test(argv0);
+  // A bare name the shell found on PATH is a plain word; any other (`exec -a '-bash'`, an empty one) says nothing.
+  if (!typedAsPath && /^[\w.+][\w.+-]*$/.test(argv0)) return argv0;
   const installed = Bun.which("skillhub", { PATH: given.path ?? process.env.PATH ?? "" });
   const self = realOr(execPath);
   // npm installs a Node launcher as `skillhub`, which starts the binary inside node_modules.
   if (installed && (realOr(installed) === self || /[\\/]node_modules[\\/]/.test(self))) return "skillhub";
-  return shellWords([argv0], platform);
+  return shellWords([typedAsPath ? argv0 : execPath], platform);
 }
 
 let spelled: string | undefined;

@@ -40,6 +40,14 @@ describe("programName: how a hint spells the program", () => {
     expect(spelled("dist/skillhub", linkedOnPath(executable(join(tempDir(), "skillhub"))))).toBe("dist/skillhub");
   });
 
+  test("a name the program was started under that is no command (exec -a) gives way to its path", () => {
+    const exe = executable(join(tempDir(), "dist", "skillhub"));
+    const spelled = (argv0: string, path = tempDir()) => programName({ argv0, execPath: exe, main: COMPILED, path });
+    for (const odd of ["my tool", "", "-bash", "$(x)"]) expect(spelled(odd)).toBe(exe);
+    expect(spelled("-bash", linkedOnPath(exe))).toBe("skillhub");
+    expect(spelled("skillhub.exe")).toBe("skillhub.exe");
+  });
+
   test("npx's cache, npm's launcher and a run from source", () => {
     const npx = "/home/u/.npm/_npx/0a1b2c/node_modules/@skillhub-dev/skillhub-linux-x64/bin/skillhub";
     expect(programName({ argv0: npx, execPath: npx, main: COMPILED, path: "" })).toBe("npx skillhub");
