@@ -1,7 +1,15 @@
 import { basename } from "node:path";
 import { type Diagnostic, diagnostic, recoveredDiagnostic } from "../util/diagnostic.ts";
 import { sha256Hex } from "../util/sha256.ts";
-import { descriptionProblem, frontmatterText, scalarText, splitFrontmatter } from "./frontmatter.ts";
+import {
+  descriptionProblem,
+  frontmatterText,
+  scalarText,
+  splitFrontmatter,
+  type TooMany,
+  tagWords,
+  tooManyWarnings,
+} from "./frontmatter.ts";
 import { parseLenientYaml } from "./lenient-yaml.ts";
 import { countLines } from "./markdown.ts";
 import type { ParsedSkill } from "./skill.ts";
@@ -141,7 +149,7 @@ export function parseAgentSkill(input: SkillFileInput): ParseResult {
     );
   }
 
-  const hub = skillhubMetadata(fm.metadata);
+  const hub = skillhubMetadata(fm.metadata, tooManyWarnings(diagnostics, file, "skill"));
   return {
     skill: {
       kind: "agent-skill",
@@ -185,7 +193,7 @@ interface HubMetadata {
  * `skillhub.tags` (comma list) and `skillhub.alwaysApply`: a skill written that way stays strictly valid
  * and is published by the skills extension too.
  */
-function skillhubMetadata(metadata: unknown): HubMetadata {
+function skillhubMetadata(metadata: unknown, tooMany: TooMany): HubMetadata {
   if (typeof metadata !== "object" || metadata === null) return { tags: [], alwaysApply: false };
   const m = metadata as Record<string, unknown>;
   const nested = typeof m.skillhub === "object" && m.skillhub !== null ? (m.skillhub as Record<string, unknown>) : {};
@@ -196,7 +204,7 @@ function skillhubMetadata(metadata: unknown): HubMetadata {
   };
   const category = scalarText(h.category)?.trim().toLowerCase() || undefined;
   const rawTags = Array.isArray(h.tags) ? h.tags : typeof h.tags === "string" ? h.tags.split(",") : [];
-  const tags = [...new Set(rawTags.map((t) => scalarText(t)?.trim().toLowerCase() ?? "").filter(Boolean))];
+  const tags = tagWords(rawTags, tooMany);
   const alwaysApply =
     h.alwaysApply === true || (typeof h.alwaysApply === "string" && h.alwaysApply.trim().toLowerCase() === "true");
   return { category, tags, alwaysApply };

@@ -1,3 +1,5 @@
+import { type Diagnostic, diagnostic } from "../util/diagnostic.ts";
+
 /**
  * Split a Markdown file into YAML frontmatter and body. The frontmatter ends at
  * the *first* closing `---` line: bodies often contain more `---` lines
@@ -100,4 +102,42 @@ export function descriptionProblem(value: unknown): string | undefined {
   const text = scalarText(value);
   if (text === undefined) return "the description is a mapping (indented 'key: value' lines), not text";
   return text.trim() === "" ? "the description is empty" : undefined;
+}
+
+/**
+ * The most entries read from one frontmatter list: a skill's tags; a tree node's `keywords`, `tags`,
+ * `assets`, `scripts` and a script's `args`. Real files list a handful; every search and get_skill
+ * compares a request's words with each keyword of every node, and every answer that shows a skill
+ * carries its tags, so one file listing thousands would slow every call and swell every answer. The
+ * rest of a longer list is ignored, with a warning.
+ */
+export const LIST_MAX = 256;
+
+/** Reports a list (`what`, as the frontmatter names it) of `count` entries, over LIST_MAX. */
+export type TooMany = (what: string, count: number) => void;
+
+/** A TooMany that adds a warning about `file` to `diagnostics` (`too-many-keywords` for keywords). */
+export function tooManyWarnings(diagnostics: Diagnostic[], file: string, kind: "skill" | "tree node"): TooMany {
+  return (what, count) =>
+    diagnostics.push(
+      diagnostic(
+        what === "keywords" ? "too-many-keywords" : "too-many-entries",
+        "warning",
+        file,
+        `${what} lists ${count} entries, more than the ${LIST_MAX} a ${kind} may have; only the first ${LIST_MAX} are read.`,
+      ),
+    );
+}
+
+/** The first LIST_MAX entries of `list`, reporting a longer one. */
+export function firstEntries<T>(list: readonly T[], what: string, tooMany: TooMany): readonly T[] {
+  if (list.length <= LIST_MAX) return list;
+  tooMany(what, list.length);
+  return list.slice(0, LIST_MAX);
+}
+
+/** Tags as read from a list (or "a, b" split): lower-cased, trimmed, de-duplicated in order, the first LIST_MAX. */
+export function tagWords(list: readonly unknown[], tooMany: TooMany): string[] {
+  const read = firstEntries(list, "tags", tooMany);
+  return [...new Set(read.map((t) => scalarText(t)?.trim().toLowerCase() ?? "").filter(Boolean))];
 }

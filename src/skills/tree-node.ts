@@ -1,7 +1,16 @@
 import { type Diagnostic, diagnostic, recoveredDiagnostic } from "../util/diagnostic.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import { sha256Hex } from "../util/sha256.ts";
-import { descriptionProblem, frontmatterText, scalarText, splitFrontmatter } from "./frontmatter.ts";
+import {
+  descriptionProblem,
+  firstEntries,
+  frontmatterText,
+  scalarText,
+  splitFrontmatter,
+  type TooMany,
+  tagWords,
+  tooManyWarnings,
+} from "./frontmatter.ts";
 import { parseLenientYaml } from "./lenient-yaml.ts";
 import { countLines } from "./markdown.ts";
 import { ASSET_TYPES, type AssetDecl, type ScriptArg, type ScriptDecl, type TreeParse } from "./tree-types.ts";
@@ -44,15 +53,7 @@ export function parseTreeNode(file: string, text: string, hash?: string): TreePa
   const diagnostics: Diagnostic[] = [];
   if (yaml.recovered.length > 0) diagnostics.push(recoveredDiagnostic(file, yaml.recovered));
   const warn = (message: string) => diagnostics.push(diagnostic("invalid-field", "warning", file, message));
-  const tooMany: TooMany = (what, count) =>
-    diagnostics.push(
-      diagnostic(
-        what === "keywords" ? "too-many-keywords" : "too-many-entries",
-        "warning",
-        file,
-        `${what} lists ${count} entries, more than the ${NODE_LIST_MAX} a tree node may have; only the first ${NODE_LIST_MAX} are read.`,
-      ),
-    );
+  const tooMany = tooManyWarnings(diagnostics, file, "tree node");
   const keywords = keywordList(fm.keywords, warn, tooMany);
   const problem = descriptionProblem(fm.description);
   const description = scalarText(fm.description)?.trim() ?? "";
@@ -104,27 +105,10 @@ function other(file: string, code: Diagnostic["code"], message: string): TreePar
   return { kind: "other", diagnostics: [diagnostic(code, "warning", file, message)] };
 }
 
-/**
- * The most entries read from each list of a tree node: `keywords`, `tags`, `assets`, `scripts` and a
- * script's `args`. Real nodes list a handful; every get_skill and search compares a request's words with
- * each keyword of every node, so one file listing thousands would slow every call. The rest of a longer
- * list is ignored, with a warning (`too-many-keywords`, else `too-many-entries`).
- */
-export const NODE_LIST_MAX = 256;
-
 /** The longest keyword read, in characters: a keyword is a word or a short phrase; a longer one is ignored. */
 export const KEYWORD_MAX_CHARS = 100;
 
 type Warn = (message: string) => void;
-/** Reports a list (`what`, as the frontmatter names it) of `count` entries, over NODE_LIST_MAX. */
-type TooMany = (what: string, count: number) => void;
-
-/** The first NODE_LIST_MAX entries of `list`, reporting a longer one. */
-function firstEntries<T>(list: readonly T[], what: string, tooMany: TooMany): readonly T[] {
-  if (list.length <= NODE_LIST_MAX) return list;
-  tooMany(what, list.length);
-  return list.slice(0, NODE_LIST_MAX);
-}
 
 /** A list of words, lower-cased, trimmed, de-duplicated in order; "a, b" is read as a list too. */
 function keywordList(value: unknown, warn: Warn, tooMany: TooMany): string[] {
@@ -177,8 +161,7 @@ function tagsOf(fm: Record<string, unknown>, warn: Warn, tooMany: TooMany): stri
     warn(`tags must be a list of words, not ${JSON.stringify(value)}; ignored.`);
     return [];
   }
-  const read = firstEntries(raw, "tags", tooMany);
-  return [...new Set(read.map((t) => scalarText(t)?.trim().toLowerCase() ?? "").filter(Boolean))];
+  return tagWords(raw, tooMany);
 }
 
 function inheritFlag(value: unknown, warn: Warn): boolean {

@@ -29,6 +29,17 @@ describe("parseAgentSkill", () => {
     expect(skill?.alwaysApply).toBe(true);
   });
 
+  test("tags: the first 256 are read, a longer list is named in a warning", () => {
+    const tags = Array.from({ length: 300 }, (_, i) => `t${i}`);
+    const { skill, diagnostics } = parse(
+      `---\nname: pdf\ndescription: PDF tools\nmetadata:\n  skillhub.tags: "${tags.join(", ")}"\n---\n# PDF\n`,
+    );
+    expect(skill?.tags).toEqual(tags.slice(0, 256));
+    expect(diagnostics.map((d) => `${d.code}: ${d.message}`)).toEqual([
+      "too-many-entries: tags lists 300 entries, more than the 256 a skill may have; only the first 256 are read.",
+    ]);
+  });
+
   test("a name that breaks the rules or its folder's says how to fix it", () => {
     const messages = (text: string, dir: string) => parse(text, dir).diagnostics.map((d) => d.message);
     expect(messages("---\nname: My Skill\ndescription: d\n---\n", "/s/my-skill")).toEqual([

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { KEYWORD_MAX_CHARS, NODE_LIST_MAX, parseTreeNode } from "../../src/skills/tree-node.ts";
+import { LIST_MAX } from "../../src/skills/frontmatter.ts";
+import { KEYWORD_MAX_CHARS, parseTreeNode } from "../../src/skills/tree-node.ts";
 
 const parse = (frontmatter: string, body = "Body.\n") =>
   parseTreeNode("/t/x.md", `---\n${frontmatter}\n---\n\n${body}`);
@@ -144,7 +145,7 @@ describe("tree node frontmatter", () => {
   });
 
   test("Security: keywords past the first 256 are not read, with a too-many-keywords warning naming the count", () => {
-    expect(NODE_LIST_MAX).toBe(256);
+    expect(LIST_MAX).toBe(256);
     const listed = Array.from({ length: 1000 }, (_, i) => `k${i}`);
     const r = parse(`keywords: "${listed.join(",")}"\ndescription: d`);
     expect(r.kind === "node" && r.node.keywords).toEqual(listed.slice(0, 256));
@@ -177,7 +178,7 @@ describe("tree node frontmatter", () => {
   });
 
   test("Security: tags, assets, scripts and a script's args past the first 256 are not read, with a warning", () => {
-    const n = NODE_LIST_MAX + 4;
+    const n = LIST_MAX + 4;
     const many = (line: (i: number) => string) => Array.from({ length: n }, (_, i) => line(i)).join("\n");
     const r = parse(
       [
