@@ -20,9 +20,11 @@ import { sameRepository } from "./git-url.ts";
 
 /**
  * With allowed signers, refuse (GIT_HISTORY_REWRITTEN) to check out `commit`, the lock's for `target` (frozen,
- * or a pinned tag: `want.commit`), when it is older than a commit of the same branch or tag this machine has
- * verified (olderThanVerified, with `ownRecord`). `skillhub sync --update` moves the lock forward instead. A
- * full commit hash configured as the ref is the user's own pin, whatever the lock says, and is not held back.
+ * or a pinned tag: `want.commit`) or else the tip its branch or tag has now, when it is older than a commit of
+ * the same branch or tag this machine has verified (olderThanVerified, with `ownRecord`): a project's first
+ * copy, with no lock, no more takes a branch force-pushed back than a copy does. `skillhub sync --update`
+ * (`want.rewrite`) accepts it instead. A full commit hash configured as the ref is the user's own pin,
+ * whatever the lock says, and is not held back.
  */
 export async function requireNotBehindVerified(
   target: RepoTarget,
@@ -31,9 +33,9 @@ export async function requireNotBehindVerified(
   commit: string,
   ownRecord?: string,
 ): Promise<void> {
-  if (!want.allowedSigners || want.commit === undefined || (target.ref && FULL_COMMIT.test(target.ref))) return;
+  if (!want.allowedSigners || want.rewrite || (target.ref && FULL_COMMIT.test(target.ref))) return;
   const newer = await olderThanVerified(target, ctx, commit, want.allowedSigners, ownRecord);
-  if (newer) throw behindVerified(target, commit, newer);
+  if (newer) throw want.commit === undefined ? movedBack(target, commit, newer) : behindVerified(target, commit, newer);
 }
 
 /**
@@ -81,6 +83,19 @@ function behindVerified(target: RepoTarget, commit: string, newer: { commit: str
   return new GitError(
     "GIT_HISTORY_REWRITTEN",
     `commit ${commit.slice(0, 12)} recorded in skillhub.lock for ${ref} of ${target.spec.url} is older than commit ${newer.commit.slice(0, 12)}, which this machine has already verified for it (in ${newer.copy}), and trust.allowed_signers lets a lock only go forward, so it is not checked out; review the ${target.ref ? "tag" : "branch"}, then run \`${updateCommand(target)}\` to move the lock forward.`,
+    { details: { url: target.spec.url, commit, previous: newer.commit, verified: newer.copy } },
+  );
+}
+
+/**
+ * The refusal (GIT_HISTORY_REWRITTEN) of the tip `commit` of `target`'s branch or tag, older than `newer`, a
+ * commit of it this machine has verified (olderThanVerified): it was moved back. Its details name that copy.
+ */
+function movedBack(target: RepoTarget, commit: string, newer: { commit: string; copy: string }): GitError {
+  const ref = target.ref ? `tag '${target.ref}'` : `branch '${target.branch}'`;
+  return new GitError(
+    "GIT_HISTORY_REWRITTEN",
+    `${ref} of ${target.spec.url} is now at commit ${commit.slice(0, 12)}, which is older than commit ${newer.commit.slice(0, 12)}, which this machine has already verified for it (in ${newer.copy}): it was moved back (force-pushed), so it is not taken; if that was deliberate, review the ${target.ref ? "tag" : "branch"}, then run \`${updateCommand(target)}\` to accept it.`,
     { details: { url: target.spec.url, commit, previous: newer.commit, verified: newer.copy } },
   );
 }

@@ -178,6 +178,44 @@ describe("with allowed signers, a lock does not take a repository back behind wh
     expect(copiesOn(m)).toEqual([yours as string]);
   }, 120_000);
 
+  test("a project with no lock does not clone a branch or tag moved back behind what another copy verified", async () => {
+    const { remote, trusted, env, old } = await signedTeam();
+    git(["tag", "v1"], remote.work);
+    git(["push", "--quiet", "origin", "v1"], remote.work);
+    const fixed = pushFix(remote, trusted.key);
+    git(["tag", "-f", "v1"], remote.work);
+    git(["push", "--quiet", "--force", "origin", "v1"], remote.work);
+    const { m, yours } = await yourMachine(env);
+    const tagged = otherProject(m);
+    expect((await cli(tagged, ["sync"], { ...env, SKILLS_REF: "v1" })).code).toBe(0);
+    const [tagCopy] = copiesOn(m).filter((copy) => copy !== yours);
+
+    // The branch and the tag are force-pushed back to the older signed commit.
+    git(["push", "--quiet", "--force", "origin", `${old}:refs/heads/main`, `${old}:refs/tags/v1`], remote.work);
+    for (const [ref, extra, copy] of [
+      ["branch 'main'", {}, yours],
+      ["tag 'v1'", { SKILLS_REF: "v1" }, tagCopy],
+    ] as const) {
+      const fresh = otherProject(m);
+      const synced = await cli(fresh, ["sync", "--json"], { ...env, ...extra });
+      expect(synced.code).toBe(1);
+      expect(JSON.parse(synced.out).repos[0].error).toEqual({
+        code: "GIT_HISTORY_REWRITTEN",
+        message: `${ref} of ${remote.url} is now at commit ${old.slice(0, 12)}, which is older than commit ${fixed.slice(0, 12)}, which this machine has already verified for it (in ${copy}): it was moved back (force-pushed), so it is not taken; if that was deliberate, review the ${ref.split(" ")[0]}, then run \`skillhub sync --update team2\` to accept it. No copy was made.`,
+      });
+      expect(existsSync(fresh.lock)).toBe(false);
+      const listed = (await cli(fresh, ["list", "--json"], { ...env, ...extra })).out;
+      expect(listed).not.toContain("Deploy, vulnerably.");
+    }
+    expect(copiesOn(m).length).toBe(2);
+
+    // `sync --update` accepts the move, after review.
+    const fresh = otherProject(m);
+    const updated = await cli(fresh, ["sync", "--update", "team2"], env);
+    expect(updated.code, updated.out + updated.err).toBe(0);
+    expect(JSON.parse(readFileSync(fresh.lock, "utf8")).sources.team2.commit).toBe(old);
+  }, 120_000);
+
   test("a fresh machine (CI) takes the lock's older commit; once it verified a newer one, a lock going back is refused", async () => {
     const { remote, trusted, env, old, writer } = await signedTeam();
     const lockAtOld = readFileSync(writer.lock, "utf8");
