@@ -4,7 +4,7 @@ import { BOOSTS } from "./fields.ts";
 /** What the full-text index indexes and how it matches (fulltext.ts): sizes, limits, MiniSearch's options. */
 
 /** Bump when fields, boosts or term processing change: persisted indexes of another version are rebuilt. */
-export const INDEX_SCHEMA_VERSION = 16;
+export const INDEX_SCHEMA_VERSION = 17;
 
 /**
  * Body characters indexed per skill: the whole body, at every catalog size (a share that

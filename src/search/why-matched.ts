@@ -18,15 +18,26 @@ export function whyMatched(query: string, fuzzy = true): (hit: RankedHit) => str
   return (hit) => explain(hit, typed, fuzzy);
 }
 
+/**
+ * What a line reads, whatever the skill and query: the first WHY_TERMS_MAX matched words, in the first
+ * WHY_FIELD_CHARS characters of each field (a description's limit is 1,024). A word matched only further
+ * on is said to be in the text. Security: a query of hundreds of words over skills with huge fields
+ * would otherwise compare every word with every other for each hit, seconds of CPU per search.
+ */
+const WHY_TERMS_MAX = 32;
+const WHY_FIELD_CHARS = 4096;
+
 function explain(hit: RankedHit, typed: ReadonlyMap<string, string>, fuzzy: boolean): string | undefined {
   const parts: string[] = [];
   if (hit.matched && hit.matched.length > 0) {
-    const specs = termSpecs(hit.matched, SEARCH_OPTIONS).map((s) => (fuzzy ? s : { ...s, maxDistance: 0 }));
+    const specs = termSpecs(hit.matched.slice(0, WHY_TERMS_MAX), SEARCH_OPTIONS).map((s) =>
+      fuzzy ? s : { ...s, maxDistance: 0 },
+    );
     const texts = metadata(hit.skill);
-    const lower = META_FIELDS.map((f) => foldWidth(texts[f].toLowerCase()));
+    const fields = META_FIELDS.map((f) => fieldText(foldWidth(texts[f].slice(0, WHY_FIELD_CHARS).toLowerCase())));
     const where = new Map<string, string[]>();
     for (const spec of specs) {
-      const found = META_FIELDS.filter((_, i) => fieldHas(lower[i] as string, spec));
+      const found = META_FIELDS.filter((_, i) => fieldHas(fields[i] as FieldText, spec));
       const word = typed.get(spec.term) ?? spec.term;
       for (const place of found.length > 0 ? found : ["text"]) {
         const words = where.get(place) ?? [];
@@ -50,14 +61,18 @@ function explain(hit: RankedHit, typed: ReadonlyMap<string, string>, fuzzy: bool
  * words that start with the term are read (a term is its word's stem, so a prefix of it but for "-ies" →
  * "y"): a search's ten hits never split their descriptions into words.
  */
-function fieldHas(lower: string, spec: TermSpec): boolean {
+function fieldHas(field: FieldText, spec: TermSpec): boolean {
+  const { lower } = field;
   if (lower === "") return false;
   if (isCjkTerm(spec.term)) return lower.includes(spec.term);
   const matches = (t: string) => t === spec.term || (spec.prefix && t.startsWith(spec.term));
-  if (spec.maxDistance > 0)
-    return splitWords(lower).some((w) =>
-      processTerms(w).some((t) => matches(t) || editDistance(spec.term, t, spec.maxDistance) <= spec.maxDistance),
-    );
+  if (spec.maxDistance > 0) {
+    const terms = field.terms();
+    if (terms.has(spec.term)) return true;
+    for (const t of terms)
+      if (matches(t) || editDistance(spec.term, t, spec.maxDistance) <= spec.maxDistance) return true;
+    return false;
+  }
   const start = spec.term.endsWith("y") ? spec.term.slice(0, -1) : spec.term;
   // Each word is read once, however many times the term is written in it: the field's length, not its square.
   let read = 0;
@@ -75,6 +90,17 @@ function fieldHas(lower: string, spec: TermSpec): boolean {
     if (processTerms(word).some(matches)) return true;
   }
   return false;
+}
+
+/** A metadata field, lower-cased, and its distinct terms, split on first use (typo matching reads them all). */
+interface FieldText {
+  lower: string;
+  terms: () => ReadonlySet<string>;
+}
+
+function fieldText(lower: string): FieldText {
+  let terms: Set<string> | undefined;
+  return { lower, terms: () => (terms ??= new Set(splitWords(lower).flatMap((w) => processTerms(w)))) };
 }
 
 /** What the tokenizer keeps inside a word (it splits on spaces, punctuation and symbols); ASCII from a table. */

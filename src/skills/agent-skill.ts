@@ -9,6 +9,8 @@ import {
   type TooMany,
   tagWords,
   tooManyWarnings,
+  type Warn,
+  wordOf,
 } from "./frontmatter.ts";
 import { parseLenientYaml } from "./lenient-yaml.ts";
 import { countLines } from "./markdown.ts";
@@ -149,7 +151,9 @@ export function parseAgentSkill(input: SkillFileInput): ParseResult {
     );
   }
 
-  const hub = skillhubMetadata(fm.metadata, tooManyWarnings(diagnostics, file, "skill"));
+  const warn: Warn = (message) => diagnostics.push(diagnostic("invalid-field", "warning", file, message));
+  const hub = skillhubMetadata(fm.metadata, tooManyWarnings(diagnostics, file, "skill"), warn);
+  const topCategory = scalarText(fm.category);
   return {
     skill: {
       kind: "agent-skill",
@@ -157,7 +161,7 @@ export function parseAgentSkill(input: SkillFileInput): ParseResult {
       key: name.toLowerCase(),
       description,
       // metadata.skillhub.category first; a top-level `category:` (seen in real collections) counts too.
-      category: hub.category ?? (scalarText(fm.category)?.trim().toLowerCase() || undefined),
+      category: hub.category ?? ((topCategory !== undefined && wordOf(topCategory, "category", warn)) || undefined),
       tags: hub.tags,
       keywords: [],
       alwaysApply: hub.alwaysApply,
@@ -193,7 +197,7 @@ interface HubMetadata {
  * `skillhub.tags` (comma list) and `skillhub.alwaysApply`: a skill written that way stays strictly valid
  * and is published by the skills extension too.
  */
-function skillhubMetadata(metadata: unknown, tooMany: TooMany): HubMetadata {
+function skillhubMetadata(metadata: unknown, tooMany: TooMany, warn: Warn): HubMetadata {
   if (typeof metadata !== "object" || metadata === null) return { tags: [], alwaysApply: false };
   const m = metadata as Record<string, unknown>;
   const nested = typeof m.skillhub === "object" && m.skillhub !== null ? (m.skillhub as Record<string, unknown>) : {};
@@ -202,9 +206,10 @@ function skillhubMetadata(metadata: unknown, tooMany: TooMany): HubMetadata {
     tags: nested.tags ?? m["skillhub.tags"],
     alwaysApply: nested.alwaysApply ?? m["skillhub.alwaysApply"],
   };
-  const category = scalarText(h.category)?.trim().toLowerCase() || undefined;
+  const categoryText = scalarText(h.category);
+  const category = (categoryText !== undefined && wordOf(categoryText, "category", warn)) || undefined;
   const rawTags = Array.isArray(h.tags) ? h.tags : typeof h.tags === "string" ? h.tags.split(",") : [];
-  const tags = tagWords(rawTags, tooMany);
+  const tags = tagWords(rawTags, tooMany, warn);
   const alwaysApply =
     h.alwaysApply === true || (typeof h.alwaysApply === "string" && h.alwaysApply.trim().toLowerCase() === "true");
   return { category, tags, alwaysApply };

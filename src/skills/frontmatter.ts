@@ -136,8 +136,26 @@ export function firstEntries<T>(list: readonly T[], what: string, tooMany: TooMa
   return list.slice(0, LIST_MAX);
 }
 
-/** Tags as read from a list (or "a, b" split): lower-cased, trimmed, de-duplicated in order, the first LIST_MAX. */
-export function tagWords(list: readonly unknown[], tooMany: TooMany): string[] {
+/** Reports a frontmatter value that is ignored (`invalid-field`, a warning). */
+export type Warn = (message: string) => void;
+
+/**
+ * The longest keyword, tag or category read, in characters: each is a word or a short phrase (real ones
+ * stay under 40). Every search compares a request's words with them and every answer that shows a skill
+ * carries its category and tags, so a longer one is ignored, with a warning.
+ */
+export const WORD_MAX_CHARS = 100;
+
+/** `text` as a keyword, tag or category (`what`) is read: trimmed, lower-cased; undefined (reported) over WORD_MAX_CHARS. */
+export function wordOf(text: string, what: string, warn: Warn): string | undefined {
+  const word = text.trim().toLowerCase();
+  if (word.length <= WORD_MAX_CHARS) return word;
+  warn(`${what} '${word.slice(0, 40)}…' is over ${WORD_MAX_CHARS} characters; ignored.`);
+  return undefined;
+}
+
+/** Tags as read from a list (or "a, b" split): words (wordOf), de-duplicated in order, the first LIST_MAX. */
+export function tagWords(list: readonly unknown[], tooMany: TooMany, warn: Warn): string[] {
   const read = firstEntries(list, "tags", tooMany);
-  return [...new Set(read.map((t) => scalarText(t)?.trim().toLowerCase() ?? "").filter(Boolean))];
+  return [...new Set(read.map((t) => wordOf(scalarText(t) ?? "", "tag", warn)).filter((t) => !!t))] as string[];
 }

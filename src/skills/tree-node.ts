@@ -10,6 +10,8 @@ import {
   type TooMany,
   tagWords,
   tooManyWarnings,
+  type Warn,
+  wordOf,
 } from "./frontmatter.ts";
 import { parseLenientYaml } from "./lenient-yaml.ts";
 import { countLines } from "./markdown.ts";
@@ -105,11 +107,6 @@ function other(file: string, code: Diagnostic["code"], message: string): TreePar
   return { kind: "other", diagnostics: [diagnostic(code, "warning", file, message)] };
 }
 
-/** The longest keyword read, in characters: a keyword is a word or a short phrase; a longer one is ignored. */
-export const KEYWORD_MAX_CHARS = 100;
-
-type Warn = (message: string) => void;
-
 /** A list of words, lower-cased, trimmed, de-duplicated in order; "a, b" is read as a list too. */
 function keywordList(value: unknown, warn: Warn, tooMany: TooMany): string[] {
   const listed = Array.isArray(value)
@@ -127,12 +124,8 @@ function keywordList(value: unknown, warn: Warn, tooMany: TooMany): string[] {
       warn(`keyword ${JSON.stringify(item)} is not a word; ignored.`);
       continue;
     }
-    const keyword = text.trim().toLowerCase();
-    if (keyword.length > KEYWORD_MAX_CHARS) {
-      warn(`keyword '${keyword.slice(0, 40)}…' is over ${KEYWORD_MAX_CHARS} characters; ignored.`);
-      continue;
-    }
-    if (keyword !== "") out.add(keyword);
+    const keyword = wordOf(text, "keyword", warn);
+    if (keyword) out.add(keyword);
   }
   return [...out];
 }
@@ -147,9 +140,9 @@ function hubMetadata(fm: Record<string, unknown>): Record<string, unknown> {
 function categoryOf(fm: Record<string, unknown>, warn: Warn): string | undefined {
   const value = fm.category ?? hubMetadata(fm).category;
   if (value === undefined || value === null) return undefined;
-  const text = scalarText(value)?.trim().toLowerCase();
+  const text = scalarText(value);
   if (text === undefined) warn(`category must be a word, not ${JSON.stringify(value)}; ignored.`);
-  return text || undefined;
+  return (text !== undefined && wordOf(text, "category", warn)) || undefined;
 }
 
 /** Top-level `tags`, else `metadata.skillhub.tags`: a list, or "a, b". */
@@ -161,7 +154,7 @@ function tagsOf(fm: Record<string, unknown>, warn: Warn, tooMany: TooMany): stri
     warn(`tags must be a list of words, not ${JSON.stringify(value)}; ignored.`);
     return [];
   }
-  return tagWords(raw, tooMany);
+  return tagWords(raw, tooMany, warn);
 }
 
 function inheritFlag(value: unknown, warn: Warn): boolean {

@@ -40,6 +40,24 @@ describe("parseAgentSkill", () => {
     ]);
   });
 
+  test("a category or tag over 100 characters is ignored, with a warning; one of 100 is read", () => {
+    const long = "x".repeat(101);
+    const hundred = "y".repeat(100);
+    for (const where of ["category", "metadata:\n  skillhub:\n    category"]) {
+      const { skill, diagnostics } = parse(`---\nname: pdf\ndescription: PDF tools\n${where}: ${long}\n---\n# PDF\n`);
+      expect(skill?.category).toBeUndefined();
+      expect(diagnostics.map((d) => `${d.code}: ${d.message}`)).toEqual([
+        `invalid-field: category '${"x".repeat(40)}…' is over 100 characters; ignored.`,
+      ]);
+    }
+    const { skill, diagnostics } = parse(
+      `---\nname: pdf\ndescription: PDF tools\ncategory: ${hundred}\nmetadata:\n  skillhub.tags: "ok, ${long}, ${hundred}"\n---\n`,
+    );
+    expect(skill?.category).toBe(hundred);
+    expect(skill?.tags).toEqual(["ok", hundred]);
+    expect(diagnostics.map((d) => d.message)).toEqual([`tag '${"x".repeat(40)}…' is over 100 characters; ignored.`]);
+  });
+
   test("a name that breaks the rules or its folder's says how to fix it", () => {
     const messages = (text: string, dir: string) => parse(text, dir).diagnostics.map((d) => d.message);
     expect(messages("---\nname: My Skill\ndescription: d\n---\n", "/s/my-skill")).toEqual([

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { LIST_MAX } from "../../src/skills/frontmatter.ts";
-import { KEYWORD_MAX_CHARS, parseTreeNode } from "../../src/skills/tree-node.ts";
+import { LIST_MAX, WORD_MAX_CHARS } from "../../src/skills/frontmatter.ts";
+import { parseTreeNode } from "../../src/skills/tree-node.ts";
 
 const parse = (frontmatter: string, body = "Body.\n") =>
   parseTreeNode("/t/x.md", `---\n${frontmatter}\n---\n\n${body}`);
@@ -129,6 +129,12 @@ describe("tree node frontmatter", () => {
       tags: [],
       codes: ["warning invalid-field", "warning invalid-field"],
     });
+    const long = "z".repeat(WORD_MAX_CHARS + 1);
+    expect(node(`category: ${long}\ntags: [ok, ${long}]`)).toEqual({
+      category: undefined,
+      tags: ["ok"],
+      codes: ["warning invalid-field", "warning invalid-field"],
+    });
   });
 
   test("Security: traversal, absolute, drive-letter and NUL paths in declarations are dropped with a warning", () => {
@@ -167,9 +173,9 @@ describe("tree node frontmatter", () => {
     const listed = Array.from({ length: 200 }, (_, i) => `W${i % 50}`);
     const r = parse(`keywords: [${listed.join(", ")}]\ndescription: d`);
     expect(r.kind === "node" && r.node.keywords).toEqual(Array.from({ length: 50 }, (_, i) => `w${i}`));
-    const long = "x".repeat(KEYWORD_MAX_CHARS + 1);
-    const capped = parse(`keywords: [ok, ${long}, ${"y".repeat(KEYWORD_MAX_CHARS)}]\ndescription: d`);
-    expect(capped.kind === "node" && capped.node.keywords).toEqual(["ok", "y".repeat(KEYWORD_MAX_CHARS)]);
+    const long = "x".repeat(WORD_MAX_CHARS + 1);
+    const capped = parse(`keywords: [ok, ${long}, ${"y".repeat(WORD_MAX_CHARS)}]\ndescription: d`);
+    expect(capped.kind === "node" && capped.node.keywords).toEqual(["ok", "y".repeat(WORD_MAX_CHARS)]);
     expect(capped.diagnostics.map((d) => `${d.code}: ${d.message}`)).toEqual([
       `invalid-field: keyword '${"x".repeat(40)}…' is over 100 characters; ignored.`,
     ]);
