@@ -192,7 +192,9 @@ export function commandHelp(command: Command): string {
     "Options:",
     optionLines(commandOptionNames(command), command).trimEnd(),
     "",
-    `${program()} --help lists every command.`,
+    program() === "skillhub"
+      ? "skillhub --help lists every command."
+      : `skillhub above is ${program()} here: ${program()} --help lists every command.`,
     "",
   ].join("\n");
 }

@@ -185,7 +185,9 @@ describe("skillhub CLI", () => {
     const text = await cli(["list", "--skills-dir", dir]);
     expect(text.code).toBe(0);
     expect(text.out).toContain("git");
-    expect(text.out).toContain("1 skipped with errors");
+    expect(text.out).toContain(
+      "1 skipped with errors, 0 warnings (`skillhub doctor` with the same options names them)",
+    );
     const json = JSON.parse((await cli(["list", "--json", "--skills-dir", dir])).out);
     expect(json.skills.map((s: { name: string }) => s.name)).toEqual(["git", "pdf"]);
     expect(json.diagnostics).toEqual({ errors: 1, warnings: 0 });
@@ -338,7 +340,9 @@ describe("skillhub CLI", () => {
     const list = run(["list"]).out;
     expect(list).toMatch(/^csv-summary /m);
     expect(list).toEndWith(`note: ${hint}\n`);
-    expect(run(["search", "say hello greeting"]).out).toContain(`\`skillhub list\` shows every skill. ${hint}\n`);
+    expect(run(["search", "say hello greeting"]).out).toContain(
+      `\`skillhub list\` with the same options shows every skill. ${hint}\n`,
+    );
     expect(run(["show", "hello-world"]).err).toEndWith(`${hint}\n`);
     expect(run(["doctor"]).out).toContain(`Skills served: 1\n  ${hint}\n`);
     // Once read, nothing is said.
@@ -470,7 +474,7 @@ describe("skillhub CLI", () => {
     expect(broken.out).toEndWith("then run skillhub search again.\n");
     // With skills served, a query that finds none still says so.
     const some = await cli(["search", "zzzqqq", "--skills-dir", skills()]);
-    expect(some.out).toBe('No skill matches "zzzqqq". `skillhub list` shows every skill.\n');
+    expect(some.out).toBe('No skill matches "zzzqqq". `skillhub list` with the same options shows every skill.\n');
   });
 
   test("show prints what the skill tool returns; an unknown name exits 1", async () => {
@@ -515,11 +519,11 @@ describe("skillhub CLI", () => {
     expect(json.sources[0]).toMatchObject({ label: labelOfDir(dir), served: 2 });
   });
 
-  test("doctor counts a skills folder the user named that is not there as a warning", async () => {
+  test("doctor names a skills folder the user named that is not there, among the warnings, and exits 1", async () => {
     const home = tempDir();
     const missing = join(tempDir(), "does-not-exist");
     const doctor = await cli(["doctor", "--skills-dir", missing], { HOME: home });
-    expect(doctor.code).toBe(0);
+    expect(doctor.code).toBe(1);
     expect(doctor.out).toContain("Diagnostics: 0 errors (what they name is not served), 1 warning");
     expect(doctor.out).toContain(`warning config skills folder ${missing} does not exist; it is skipped`);
     const json = JSON.parse((await cli(["doctor", "--json", "--skills-dir", missing], { HOME: home })).out);

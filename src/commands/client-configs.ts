@@ -94,7 +94,7 @@ export function stdioSnippets(client: Client, launch: Launch): Snippet[] {
       // `codex mcp add` writes this very table into config.toml, beside what the file already holds.
       return [
         {
-          where: "~/.codex/config.toml",
+          where: `~/.codex/config.toml. ${CODEX_LIST}`,
           text: `[mcp_servers.skillhub]\ncommand = ${tomlString(launch.command)}\nargs = [${launch.args.map(tomlString).join(", ")}]`,
         },
         {
@@ -121,9 +121,12 @@ export function stdioSnippets(client: Client, launch: Launch): Snippet[] {
   }
 }
 
+/** What `codex mcp list` shows of a local server: Codex signs in to none, so Auth is no problem. */
+const CODEX_LIST = "`codex mcp list` then shows it enabled, with Auth Unsupported: a local server needs no sign-in";
+
 /** What Gemini CLI asks before it starts a configured server. */
 const GEMINI_TRUST =
-  "Gemini CLI starts it only in a folder you trust: the first `gemini` there asks; until then `gemini mcp list` says Disabled";
+  'Gemini CLI starts it only in a folder you trust: the first `gemini` there asks (or list the folder in ~/.gemini/trustedFolders.json: {"/path/to/folder": "TRUST_FOLDER"}); until then `gemini mcp list` says Disabled';
 
 /** VS Code's prompt for the token: asked once, kept by VS Code, never written in the workspace. */
 const VSCODE_TOKEN_INPUT = {

@@ -1,3 +1,4 @@
+import type { Catalog } from "../catalog/catalog.ts";
 import { describeFilter } from "../catalog/filters.ts";
 import { describeWatches, probeWatches } from "../refresh/folder-watchers.ts";
 import { describeEmbedding, embeddingSettings, searchMode } from "../search/embeddings/settings.ts";
@@ -54,6 +55,7 @@ export const runDoctor: CommandRun = async (ctx) => {
     });
     ctx.out(`${JSON.stringify(report, null, 2)}\n`);
     return catalog.diagnostics.some((d) => d.severity === "error") ||
+      missingNamed(catalog).length > 0 ||
       unservedRepos(hub).length > 0 ||
       frozen?.failed ||
       http?.json.refused
@@ -82,6 +84,8 @@ export const runDoctor: CommandRun = async (ctx) => {
     return [s.label, s.location, `${s.dir}  (${state})`];
   });
   for (const [i, row] of alignColumns(rows).entries()) lines.push(`  ${String(i + 1).padStart(2)}. ${row}`);
+  const missing = missingNamed(catalog);
+  for (const dir of missing) lines.push(`  problem: ${dir} was named as a skills folder and is not one.`);
   const toolsFolder = toolsFolderNote(ctx, hub);
   if (toolsFolder) lines.push(`  note: ${toolsFolder}`);
   lines.push(...(await teamLines(hub)));
@@ -134,9 +138,15 @@ export const runDoctor: CommandRun = async (ctx) => {
   lines.push(`  home: ${c.home}`);
   lines.push(`  log level: ${c.log_level}`);
   ctx.out(`${lines.join("\n")}\n`);
-  // As --help says: 1 when the command found a problem (a skill that cannot be served, a repository's copy not served).
-  return errors > 0 || unserved.length > 0 || frozen?.failed || http?.json.refused ? 1 : 0;
+  // As --help says: 1 when the command found a problem (a skill that cannot be served, a folder named that is
+  // none, a repository's copy not served).
+  return errors > 0 || missing.length > 0 || unserved.length > 0 || frozen?.failed || http?.json.refused ? 1 : 0;
 };
+
+/** The skills folders named (--skills-dir, SKILLS_DIR, serve's DIR) that are not folders: a typo, most often. */
+function missingNamed(catalog: Catalog): string[] {
+  return catalog.sources.filter((s) => s.location === "explicit" && !s.exists).map((s) => s.dir);
+}
 
 /** What `serve --transport http` would do with these settings: where it listens, whether clients need the token, or why it would not start. */
 function httpReport(server: { host: string; port: number; token?: string; admin_token?: string; stateless: boolean }): {

@@ -72,7 +72,9 @@ export const runList: CommandRun = async (ctx) => {
       `${unlocked} not served in frozen mode, as skillhub.lock does not vouch for them (${program()} verify says why)`,
     );
   if (errors + warnings > 0)
-    notes.push(`${errors} skipped with errors, ${warnings} warning${warnings === 1 ? "" : "s"} (${program()} doctor)`);
+    notes.push(
+      `${errors} skipped with errors, ${warnings} warning${warnings === 1 ? "" : "s"} (\`${program()} doctor\` with the same options names them)`,
+    );
   ctx.out(`\n${notes.join(", ")}\n`);
   // A limit that stopped the scan hides skills: say so here too, not only in doctor.
   for (const d of catalog.diagnostics) if (SCAN_LIMIT_CODES.has(d.code)) ctx.out(`warning: ${formatDiagnostic(d)}\n`);

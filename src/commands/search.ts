@@ -49,7 +49,9 @@ export const runSearch: CommandRun = async (ctx) => {
     if (hub.catalog.skills.length === 0) ctx.out(noSkillsNote(hub.catalog, "search", ctx.cwd));
     else {
       const unread = unreadSkillsNote(ctx.cwd, hub.catalog);
-      ctx.out(`No skill matches "${query}". \`${program()} list\` shows every skill.${unread ? ` ${unread}` : ""}\n`);
+      ctx.out(
+        `No skill matches "${query}". \`${program()} list\` with the same options shows every skill.${unread ? ` ${unread}` : ""}\n`,
+      );
     }
     return 0;
   }

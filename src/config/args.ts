@@ -223,7 +223,11 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
       const folder = /[/\\.~]/.test(first) ? ` To serve a skills folder: ${program()} --skills-dir ${first}` : "";
       // `skillhub version`, as other tools take it, is an option here.
       const close = first === "version" ? "--version" : closestCommand(first);
-      const guess = close && !folder ? ` Did you mean '${close}'?` : "";
+      // A client is connected with what `print-config CLIENT` prints: SkillHub writes no client's config.
+      const connect = ["install", "setup", "connect", "add-client"].includes(first)
+        ? ` To connect a client, run \`${program()} print-config CLIENT\` (claude-code, cursor, vscode, codex, gemini…): it prints the client's config and where it goes.`
+        : "";
+      const guess = close && !folder && !connect ? ` Did you mean '${close}'?` : connect;
       throw new ConfigError(`unknown command "${first}".${guess} Commands: ${COMMANDS.join(", ")}.${folder}`, {
         key: "command",
         value: first,

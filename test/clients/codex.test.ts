@@ -77,8 +77,11 @@ async function mcpStatus(c: ClientHome): Promise<McpStatus[]> {
 describe.skipIf(!clientToolsEnabled)("Codex reads print-config's snippet from ~/.codex/config.toml", () => {
   test("stdio: `codex mcp list` shows it enabled, and the app server connects and lists SkillHub's tools", async () => {
     const c = clientHome();
-    const { file } = await printConfig("codex", ["--skills-dir", fixture.skills], c.env, c.project);
+    const { file, notes } = await printConfig("codex", ["--skills-dir", fixture.skills], c.env, c.project);
     write(join(c.home, ".codex", "config.toml"), file);
+    // What print-config's note says a user sees in Codex's own list.
+    expect(notes).toContain("`codex mcp list` then shows it enabled, with Auth Unsupported");
+    expect((await codex(c, ["mcp", "list"])).out).toMatch(/^skillhub .* enabled +Unsupported *$/m);
     const list = await codex(c, ["mcp", "list", "--json"]);
     expect(list.code, list.err).toBe(0);
     const configured = (JSON.parse(list.out) as { name: string; enabled: boolean }[]).find(

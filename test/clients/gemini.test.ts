@@ -27,6 +27,7 @@ describe.skipIf(!clientToolsEnabled)("Gemini CLI reads print-config's snippet fr
     write(join(c.home, ".gemini", "settings.json"), file);
     // What print-config's note says a user sees before answering Gemini CLI's trust question.
     expect(notes).toContain("until then `gemini mcp list` says Disabled");
+    expect(notes).toContain('~/.gemini/trustedFolders.json: {"/path/to/folder": "TRUST_FOLDER"}');
     await connectsOnceTrusted(c);
   });
 

@@ -163,6 +163,16 @@ describe("first contact with the command line", () => {
     expect((await cli(["zzzzzz"])).err).not.toContain("Did you mean");
   });
 
+  test("`install`, `setup` or `connect` a client points to print-config, which prints its config", async () => {
+    for (const word of ["install", "setup", "connect"]) {
+      const { code, err } = await cli([word, "cursor"]);
+      expect(code).toBe(2);
+      expect(err).toContain(
+        `unknown command "${word}". To connect a client, run \`skillhub print-config CLIENT\` (claude-code, cursor, vscode, codex, gemini…): it prints the client's config and where it goes.`,
+      );
+    }
+  });
+
   test("a skill whose file is skill.md (not SKILL.md) is named by validate, doctor and list", async () => {
     const dir = tempDir();
     writeSkill(dir, "git", { description: "Git workflow" });
@@ -227,6 +237,11 @@ describe("first contact with the command line", () => {
     expect(JSON.parse(project.out).config_warnings).toEqual([`project root ${missing} does not exist`]);
     const file = write(join(tempDir(), "notes.txt"), "x");
     expect((await cli(["list", "--project", file])).err).toContain(`project root ${file} is a file, not a folder.`);
+    // doctor counts a skills folder named that is none as a problem: exit 1, in text and JSON.
+    const doctor = await cli(["doctor", "--skills-dir", missing]);
+    expect(doctor.code).toBe(1);
+    expect(doctor.out).toContain(`  problem: ${missing} was named as a skills folder and is not one.\n`);
+    expect((await cli(["doctor", "--json", "--skills-dir", missing])).code).toBe(1);
   });
 
   test("doctor with no skill anywhere says where to put them", async () => {
@@ -255,6 +270,7 @@ describe("first contact with the command line", () => {
     );
     const doctor = await cli(["doctor", "--skills-dir", file]);
     expect(doctor.out).toContain(`${file}  (a file, not a folder)`);
+    expect(doctor.code).toBe(1);
   });
 
   test("a mistyped option suggests the closest one; a mistyped client too", async () => {

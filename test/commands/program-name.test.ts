@@ -93,7 +93,9 @@ describe("hints name the program as it was run", () => {
     const usage = typed("dist/skillhub", ["list", "--bogus"]);
     expect(usage.code).toBe(2);
     expect(usage.err).toBe("skillhub: unknown option --bogus.\nRun 'dist/skillhub list --help' for usage.\n");
-    expect(typed("dist/skillhub", ["add", "--help"]).out).toEndWith("\ndist/skillhub --help lists every command.\n");
+    expect(typed("dist/skillhub", ["add", "--help"]).out).toEndWith(
+      "\nskillhub above is dist/skillhub here: dist/skillhub --help lists every command.\n",
+    );
   });
 
   test("run as dist/skillhub, a hint built by the lock's comparison says dist/skillhub", () => {
