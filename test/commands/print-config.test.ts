@@ -74,7 +74,9 @@ describe("print-config takes a client as its users name it", () => {
   test("Codex and Gemini CLI are offered their own `mcp add` command, which merges into an existing file", async () => {
     const codex = await runCli(["print-config", "codex", "--no-watch"]);
     expect(codex.err).toContain(`# run once:\ncodex mcp add skillhub -- ${process.execPath} `);
-    expect(codex.err).toContain("--no-watch\n# or merge into ~/.codex/config.toml. `codex mcp list` then shows it enabled");
+    expect(codex.err).toContain(
+      "--no-watch\n# or merge into ~/.codex/config.toml. `codex mcp list` then shows it enabled",
+    );
     const gemini = await runCli(["print-config", "gemini", "--tools", "hub"]);
     expect(gemini.err).toContain(
       "# run once (user scope; drop --scope user to add it to this project only):\ngemini mcp add --scope user skillhub ",
