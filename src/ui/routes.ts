@@ -163,19 +163,22 @@ async function api(name: string, q: URLSearchParams, hub: Hub, viewer: PageViewe
       };
     case "overview":
       return client ? overviewForClient(hub, overview(hub)) : overview(hub);
-    case "skills":
+    case "skills": {
+      const query = pageQuery(q);
+      if (query instanceof Refusal) return query;
       return listSkills(catalog, hub.filter, {
-        filter: q.get("q") ?? "",
+        filter: query,
         show: q.get("show") ?? "all",
         page: int("page", 1),
         perPage: int("per", 50),
       });
+    }
     case "diagnostics":
       return diagnosticsPage(catalog.diagnostics, q.get("severity") ?? undefined, int("page", 1));
     case "search": {
-      const query = (q.get("q") ?? "").trim();
+      const query = pageQuery(q);
+      if (query instanceof Refusal) return query;
       if (query === "") return { hits: [], mode: "fts" };
-      if (query.length > 500) return new Refusal(400, "INVALID_ARGUMENT", "The query is longer than 500 characters.");
       return searchView(hub, query, int("limit", 20));
     }
     case "skill": {
@@ -270,6 +273,20 @@ async function usage(hub: Hub, days: number) {
       misses: wideAndNarrow((w) => barsSvg(misses, "Searches and requests without a hit", PALETTE[1], w)),
     },
   };
+}
+
+/** Most characters of the `q` that the list and search take: a few sentences, far more than a person types. */
+const MAX_PAGE_QUERY_CHARS = 500;
+
+/**
+ * The request's `q`, trimmed, or its refusal when longer than MAX_PAGE_QUERY_CHARS. Security: each word is
+ * matched against every skill on the server's thread, so an unbounded `q` stalled every other request.
+ */
+function pageQuery(q: URLSearchParams): string | Refusal {
+  const query = (q.get("q") ?? "").trim();
+  if (query.length > MAX_PAGE_QUERY_CHARS)
+    return new Refusal(400, "INVALID_ARGUMENT", `The query is longer than ${MAX_PAGE_QUERY_CHARS} characters.`);
+  return query;
 }
 
 function notFound(id: string): Refusal {

@@ -106,7 +106,8 @@ export function listIndex(catalog: Catalog, filter: SkillFilter): ListIndex {
 /** One page of rows matching the query. Pure over the cached index. */
 export function listSkills(catalog: Catalog, filter: SkillFilter, query: ListQuery): SkillPage {
   const { rows, haystacks } = listIndex(catalog, filter);
-  const words = (query.filter ?? "").toLowerCase().split(/\s+/).filter(Boolean);
+  // Each word once: a repeated word would only be matched again against every row.
+  const words = [...new Set((query.filter ?? "").toLowerCase().split(/\s+/).filter(Boolean))];
   const show = query.show ?? "all";
   const keep = (r: SkillRow, i: number) => {
     if (show === "served" && (r.shadowedBy || !r.enabled)) return false;

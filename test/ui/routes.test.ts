@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, renameSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import type { Hub } from "../../src/server/hub.ts";
+import { startHttpServer } from "../../src/transports/http.ts";
 import { createHttpHandler, type HttpHandler } from "../../src/transports/http-handler.ts";
 import { overview } from "../../src/ui/hub-view.ts";
 import { CONTENT_SECURITY_POLICY } from "../../src/ui/routes.ts";
@@ -11,18 +13,19 @@ import { testHub } from "../helpers/hub.ts";
 import { HOSTILE_FILE, HOSTILE_NAME, HOSTILE_PAGES, HOSTILE_SVG, HOSTILE_SVG_TEXT, uiWorld } from "./world.ts";
 
 const TOKEN = "a-long-test-token-0123456789";
+let hub: Hub;
 let handler: HttpHandler;
 let open: HttpHandler;
 let close: () => Promise<void>;
 
 beforeAll(async () => {
   const w = uiWorld();
-  const { hub } = testHub({
+  ({ hub } = testHub({
     home: w.home,
     flags: { "skills-dir": [w.first, w.second, w.trees] },
     env: { SKILLHUB_ANALYTICS_FILE: w.analytics },
     hub: { acceptRoots: false },
-  });
+  }));
   handler = createHttpHandler(hub, { host: "127.0.0.1", token: TOKEN, version: "test" });
   open = createHttpHandler(hub, { host: "127.0.0.1", version: "test" });
   void hub.start();
@@ -116,6 +119,32 @@ describe("the API", () => {
     const filtered = await body("/ui/api/skills?q=invoice%20pdf");
     expect(filtered.items.map((r: any) => r.name)).toEqual(["pdf-invoices"]);
     expect(filtered.items[0]).toMatchObject({ source: "first", location: "explicit", category: "documents" });
+  });
+
+  test("skills and search over a socket: a q of 500 characters is read, a longer one refused with 400", async () => {
+    const server = startHttpServer(hub, { port: 0, token: TOKEN });
+    try {
+      const ask = (route: string, q: string) =>
+        fetch(`${server.url.replace(/\/mcp$/, "")}/ui/api/${route}?${new URLSearchParams({ q })}`, {
+          headers: { authorization: `Bearer ${TOKEN}` },
+        });
+      // Words repeated up to the limit still find the skill (the list matches each once).
+      const atLimit = `${"invoice ".repeat(61)}pdf-invoices`;
+      expect(atLimit).toHaveLength(500);
+      const listed = await ask("skills", atLimit);
+      expect(listed.status).toBe(200);
+      expect(((await listed.json()) as any).items.map((r: any) => r.name)).toEqual(["pdf-invoices"]);
+      for (const route of ["skills", "search"]) {
+        const refused = await ask(route, `${atLimit}s`);
+        expect({ route, status: refused.status, body: await refused.json() }).toEqual({
+          route,
+          status: 400,
+          body: { error: { code: "INVALID_ARGUMENT", message: "The query is longer than 500 characters." } },
+        });
+      }
+    } finally {
+      await server.stop();
+    }
   });
 
   test("diagnostics: the broken skill is reported", async () => {
