@@ -16,6 +16,8 @@ export interface Session {
   openStreams: number;
   /** Of those, the POST streams: calls the session is waiting on. */
   openCalls: number;
+  /** Aborted when the table closes the session (evicted, expired, shut down): its open streams fail at once. */
+  readonly closing: AbortController;
 }
 
 export interface SessionTableOptions {
@@ -85,7 +87,16 @@ export class SessionTable {
 
   /** A session opened in `place` (from `reserve`), which it holds until it is forgotten. */
   add(id: string, server: McpServer, transport: AnsweringTransport, place: Place): Session {
-    const session: Session = { id, server, transport, place, lastSeen: this.now(), openStreams: 0, openCalls: 0 };
+    const session: Session = {
+      id,
+      server,
+      transport,
+      place,
+      lastSeen: this.now(),
+      openStreams: 0,
+      openCalls: 0,
+      closing: new AbortController(),
+    };
     this.sessions.set(id, session);
     return session;
   }
@@ -122,15 +133,19 @@ export class SessionTable {
    * Wrap a streaming response body so the session counts as active while it
    * is open; the idle clock restarts when it ends or the client goes away.
    * `call`: the answer to a POST, which the session is waiting on (not the GET stream).
+   * Security: when the table closes the session, the stream fails at once, and with it its connection,
+   * which an ended stream would leave open for the socket's silence limit: a client opening sessions past
+   * its share would otherwise keep a connection open for each session it lost.
    */
   track(session: Session, body: ReadableStream<Uint8Array>, call = false): ReadableStream<Uint8Array> {
     session.openStreams++;
     if (call) session.openCalls++;
-    return onStreamEnd(body, () => {
+    const end = () => {
       session.openStreams--;
       if (call) session.openCalls--;
       session.lastSeen = this.now();
-    });
+    };
+    return onStreamEnd(body, end, undefined, session.closing.signal);
   }
 
   /**
@@ -201,7 +216,9 @@ export class SessionTable {
 }
 
 async function closeQuietly(session: Session): Promise<void> {
-  // Closing the transport ends its streams and, through the SDK, the server (which unsubscribes from the hub).
+  // Its streams fail first (track): the transport's close would end them, leaving their connections open.
+  session.closing.abort();
+  // Closing the transport ends the SDK's streams and, through the SDK, the server (which unsubscribes from the hub).
   await session.transport.close().catch(() => undefined);
   await session.server.close().catch(() => undefined);
 }

@@ -75,11 +75,14 @@ function startTimer(fire: () => void, ms: number): () => void {
  * on average over the time the server waited for it, once that is READER_GRACE_MS. Both count only while
  * the reader has not asked: while `body` has nothing to give (an event stream with no event, a call still
  * running) no timer runs and no time is counted.
+ * With `closed`, the stream fails as soon as it aborts (its owner closed it): a failed answer's connection is
+ * closed with it, where one that ended is kept open, silent, for its client's next request.
  */
 export function onStreamEnd(
   body: ReadableStream<Uint8Array>,
   end: () => void,
   limit?: ReaderLimit,
+  closed?: AbortSignal,
 ): ReadableStream<Uint8Array> {
   let ended = false;
   /** What the reader has not been handed yet of `body`'s last part. */
@@ -97,8 +100,11 @@ export function onStreamEnd(
     if (waitingSince !== undefined) waited += Math.max(0, now() - waitingSince);
     waitingSince = undefined;
   };
+  /** Stops listening to `closed`. */
+  let unlisten: (() => void) | undefined;
   const finish = () => {
     disarm();
+    unlisten?.();
     // A stopped stream's socket may stay open (a client that reads nothing), and with it this stream.
     rest = undefined;
     if (ended) return;
@@ -106,13 +112,26 @@ export function onStreamEnd(
     end();
   };
   const reader = body.getReader();
+  /** Fails the reader's stream and cancels `body` with `reason`. */
+  const fail = (controller: ReadableStreamDefaultController<Uint8Array>, reason: string) => {
+    if (ended) return;
+    finish();
+    // No reason: Bun writes a failed answer's reason to stderr (for a limit, beside the line `stopped` logs).
+    controller.error();
+    reader.cancel(new Error(reason)).catch(() => undefined);
+  };
   const stop = (controller: ReadableStreamDefaultController<Uint8Array>, why: string) => {
     if (ended) return;
     limit?.stopped(why);
-    finish();
-    // No reason: Bun writes a failed answer's reason to stderr, beside the line `stopped` logs.
-    controller.error();
-    reader.cancel(new Error(`stopped: ${why}`)).catch(() => undefined);
+    fail(controller, `stopped: ${why}`);
+  };
+  /** Fails the stream when `closed` aborts, or at once if it has. */
+  const listen = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    if (!closed) return;
+    const cut = () => fail(controller, "closed");
+    if (closed.aborted) return cut();
+    closed.addEventListener("abort", cut, { once: true });
+    unlisten = () => closed.removeEventListener("abort", cut);
   };
   /** Counts `limit.ms`, and the time waited, until the reader asks for the next part (or its first). */
   const arm = (controller: ReadableStreamDefaultController<Uint8Array>) => {
@@ -128,7 +147,10 @@ export function onStreamEnd(
     (limit.rated?.() ?? true);
   return new ReadableStream<Uint8Array>(
     {
-      start: arm,
+      start(controller) {
+        arm(controller);
+        listen(controller);
+      },
       async pull(controller) {
         disarm();
         try {

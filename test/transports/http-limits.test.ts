@@ -362,6 +362,30 @@ describe("2025 sessions are bounded per address", () => {
     }
   });
 
+  test("a session closed for a newcomer of its address ends its event stream's connection at once", async () => {
+    // A connection left silent stays open far longer than the wait below: only the session's close ends it.
+    const running = await server({ idleTimeoutSeconds: 250 });
+    const headers = { accept: "application/json, text/event-stream", "content-type": "application/json" };
+    const open = async () => {
+      const answer = await fetch(running.url, { method: "POST", headers, body: JSON.stringify(initialize()) });
+      await answer.text();
+      return answer.headers.get("mcp-session-id") as string;
+    };
+    const first = await open();
+    const stream = rawClient(
+      running.port,
+      `GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:${running.port}\r\nAccept: text/event-stream\r\nMcp-Session-Id: ${first}\r\n\r\n`,
+      closers,
+    );
+    const held = () => running.handler.sessions.list().find((s) => s.id === first);
+    await eventually(() => held()?.openStreams === 1);
+    // This machine is one address: its share more, and the first, the quietest, gives its place.
+    for (let i = 0; i < running.handler.sessions.maxPerPeer; i++) await open();
+    expect(held()).toBeUndefined();
+    await within(stream.closed, "the close of the closed session's event stream");
+    expect(stream.received()).toStartWith("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream");
+  }, 120_000);
+
   for (const [maxSessions, share] of [
     [8, 2],
     [2, 1],
