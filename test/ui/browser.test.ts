@@ -213,6 +213,12 @@ suite("the page in Chromium", () => {
     await page.locator("main > h1", { hasText: "Not found" }).waitFor(WAIT);
     await page.getByRole("link", { name: "← Back to the skill" }).click();
     await page.locator("main > h1", { hasText: "pdf-invoices" }).waitFor(WAIT);
+    // A path out of the skill is refused by the server: said so, with the same way back.
+    await page.goto(`${server.base}/#/skill/${encodeURIComponent("first:pdf-invoices")}/file/..%2F..%2Fsecret.md`);
+    await page.locator("main > h1", { hasText: "Not served" }).waitFor(WAIT);
+    expect(await page.locator("main .notice").textContent()).toContain("../../secret.md");
+    await page.getByRole("link", { name: "← Back to the skill" }).click();
+    await page.locator("main > h1", { hasText: "pdf-invoices" }).waitFor(WAIT);
     await page.goto(`${server.base}/#/trees`);
     await page.locator("main > h1", { hasText: "Skill trees" }).waitFor(WAIT);
     expect(errors).toEqual([]);

@@ -78,9 +78,13 @@ async function render(options) {
   if (options?.scrollY !== undefined) window.scrollTo(0, options.scrollY);
 }
 
-/** A view that could not be drawn: "Not found" for what is not there (a skill renamed, a file removed), with a way back. */
+/**
+ * A view that could not be drawn, with a way back: "Not found" for what is not there (a skill renamed, a file
+ * removed), "Not served" for what the server refuses to show (a path out of the skill, a disabled skill).
+ */
 function renderProblem(seq, error, parts) {
-  const missing = error instanceof HttpError && error.status === 404;
+  const status = error instanceof HttpError ? error.status : 0;
+  const missing = status === 404 || status === 403;
   const inSkill = parts[0] === "skill" && parts[2] === "file" && error.code !== "SKILL_NOT_FOUND";
   show(
     seq,
@@ -91,7 +95,7 @@ function renderProblem(seq, error, parts) {
         ? h("a", { href: `#/skill/${encodeURIComponent(parts[1])}` }, "← Back to the skill")
         : h("a", { href: "#/" }, "← All skills"),
     ),
-    h("h1", { tabindex: "-1" }, missing ? "Not found" : "Something went wrong"),
+    h("h1", { tabindex: "-1" }, status === 404 ? "Not found" : status === 403 ? "Not served" : "Something went wrong"),
     h("p", { class: missing ? "notice" : "error-box" }, error.message),
   );
 }
