@@ -67,6 +67,7 @@ export class GitSync {
   private readonly now: () => number;
   /** trust.allowed_signers: commits whose signature this process verified (a commit never changes). */
   private readonly signed = new Set<string>();
+  private readonly notOlder = new Set<string>();
   /** trust.allowed_signers: each copy's last verdict by slug: null when verified, else why it is not served. */
   private readonly trust = new Map<string, CopyVerdict | null>();
   /** The copies on disk were verified before the first sync. */
@@ -561,6 +562,7 @@ export class GitSync {
           timeoutMs,
           ...(this.options.maxRepoBytes ? { maxRepoBytes: this.options.maxRepoBytes } : {}),
           signed: this.signed,
+          notOlder: this.notOlder,
         },
         want,
       );

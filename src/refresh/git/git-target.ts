@@ -48,6 +48,11 @@ export interface SyncContext {
   maxRepoBytes?: number;
   /** Commits whose signature was verified by this process (trust.allowed_signers; git-trust.ts). */
   signed?: Set<string>;
+  /**
+   * `commit:record` pairs this process found the commit not older than the record (olderThanVerified): a
+   * commit's history never changes, so a background sync asks the remote once per pair, not at each run.
+   */
+  notOlder?: Set<string>;
 }
 
 /** A full commit hash (SHA-1 or SHA-256): a ref that names a commit rather than a tag. */

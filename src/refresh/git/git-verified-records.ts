@@ -69,7 +69,11 @@ export async function olderThanVerified(
       if (error instanceof GitError && error.code === "GIT_SIGNATURE_INVALID") continue;
       throw error;
     }
+    const pair = `${commit}:${record}`;
+    if (ctx.notOlder?.has(pair)) continue;
     if (await descendsFrom(target, ctx, copy, commit, record)) return { commit: record, copy };
+    if ((ctx.notOlder?.size ?? 0) >= 10_000) ctx.notOlder?.clear();
+    ctx.notOlder?.add(pair);
   }
   return undefined;
 }

@@ -1,9 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { GitSync } from "../../../src/refresh/git/git-sync.ts";
+import { createMemoryLogger } from "../../../src/util/logger.ts";
 import { closeAfterEach } from "../../helpers/closers.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../../helpers/fs.ts";
-import { git, remoteRepo, signedCommit, skillText, sshKey } from "../../helpers/git.ts";
+import { GIT_ENV, git, remoteRepo, signedCommit, skillText, sshKey } from "../../helpers/git.ts";
 import { textOf } from "../../helpers/hub.ts";
 import { cli, type Machine, machine, repoServerOn } from "../../lock/cli.ts";
 
@@ -214,6 +216,31 @@ describe("with allowed signers, a lock does not take a repository back behind wh
     const updated = await cli(fresh, ["sync", "--update", "team2"], env);
     expect(updated.code, updated.out + updated.err).toBe(0);
     expect(JSON.parse(readFileSync(fresh.lock, "utf8")).sources.team2.commit).toBe(old);
+  }, 120_000);
+
+  test("a server's background syncs ask the remote once whether the tip is older than a lagging copy's commit", async () => {
+    const { remote, trusted, env, writer } = await signedTeam();
+    pushFix(remote, trusted.key);
+    // Another project's server on the same machine: its copy is measured against the writer's, at the older commit.
+    const progress: string[] = [];
+    const sync = new GitSync({
+      repos: [remote.url],
+      branch: "main",
+      home: join(writer.home, ".skillhub"),
+      lockFile: () => join(tempDir("skillhub-lock-project-"), "skillhub.lock"),
+      allowedSigners: env.SKILLHUB_ALLOWED_SIGNERS,
+      logger: createMemoryLogger(),
+      intervalMs: 0,
+      runner: { env: GIT_ENV },
+      progress: (line) => progress.push(line),
+    });
+    const asked = () => progress.filter((line) => line.startsWith("fetching the history of main")).length;
+    expect((await sync.refresh("start")).success).toBe(true);
+    expect(asked()).toBeGreaterThan(0);
+    const once = asked();
+    expect((await sync.refresh("timer")).success).toBe(true);
+    expect((await sync.refresh("timer")).success).toBe(true);
+    expect(asked()).toBe(once);
   }, 120_000);
 
   test("a fresh machine (CI) takes the lock's older commit; once it verified a newer one, a lock going back is refused", async () => {
