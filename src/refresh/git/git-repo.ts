@@ -101,7 +101,7 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
         !(await descendsFrom(target, ctx, target.dir, previous, tip));
       if (rewrite) throw rewritten(target, previous, "of the copy", tip);
       if (following && !want.rewrite) await requireAfter(target, ctx, target.dir, want, tip);
-      await requireNotBehindVerified(target, ctx, want, tip, record);
+      await requireNotBehindVerified(target, ctx, want, tip, { ownRecord: record });
     } catch (error) {
       if (!(error instanceof GitError)) throw error;
       if (error.code !== "GIT_SIGNATURE_INVALID" && error.code !== "GIT_HISTORY_REWRITTEN") throw error;
@@ -195,7 +195,7 @@ async function clone(
     if (want.allowedSigners)
       await verifySigned(target, ctx, temp, tip, want.allowedSigners)
         .then(() => (following && !want.rewrite ? requireAfter(target, ctx, temp, want, tip) : undefined))
-        .then(() => requireNotBehindVerified(target, ctx, want, tip))
+        .then(() => requireNotBehindVerified(target, ctx, want, tip, { firstCopy: true }))
         .catch((error) => {
           if (!(error instanceof GitError)) throw error;
           throw new GitError(error.code, `${error.message} No copy was made.`, { details: error.details });

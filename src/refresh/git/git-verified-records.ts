@@ -20,20 +20,23 @@ import { sameRepository } from "./git-url.ts";
 
 /**
  * With allowed signers, refuse (GIT_HISTORY_REWRITTEN) to check out `commit`, the lock's for `target` (frozen,
- * or a pinned tag: `want.commit`) or else the tip its branch or tag has now, when it is older than a commit of
- * the same branch or tag this machine has verified (olderThanVerified, with `ownRecord`): a project's first
- * copy, with no lock, no more takes a branch force-pushed back than a copy does. `skillhub sync --update`
- * (`want.rewrite`) accepts it instead. A full commit hash configured as the ref is the user's own pin,
- * whatever the lock says, and is not held back.
+ * or a pinned tag: `want.commit`) or, for a first copy (`firstCopy`), the tip its branch or tag has now, when
+ * it is older than a commit of the same branch or tag this machine has verified (olderThanVerified, with
+ * `ownRecord`): a project's first copy no more takes a branch force-pushed back than a copy does. An existing
+ * copy's tip is measured against that copy (git-repo.ts's rewritten, requireAfter) alone: what it took with
+ * `skillhub sync --update` stays taken, and its background syncs ask the remote nothing more.
+ * `skillhub sync --update` (`want.rewrite`) accepts it instead. A full commit hash configured as the ref is
+ * the user's own pin, whatever the lock says, and is not held back.
  */
 export async function requireNotBehindVerified(
   target: RepoTarget,
   ctx: SyncContext,
   want: SyncWant,
   commit: string,
-  ownRecord?: string,
+  { ownRecord, firstCopy = false }: { ownRecord?: string; firstCopy?: boolean } = {},
 ): Promise<void> {
   if (!want.allowedSigners || want.rewrite || (target.ref && FULL_COMMIT.test(target.ref))) return;
+  if (want.commit === undefined && !firstCopy) return;
   const newer = await olderThanVerified(target, ctx, commit, want.allowedSigners, ownRecord);
   if (newer) throw want.commit === undefined ? movedBack(target, commit, newer) : behindVerified(target, commit, newer);
 }

@@ -218,29 +218,53 @@ describe("with allowed signers, a lock does not take a repository back behind wh
     expect(JSON.parse(readFileSync(fresh.lock, "utf8")).sources.team2.commit).toBe(old);
   }, 120_000);
 
-  test("a server's background syncs ask the remote once whether the tip is older than a lagging copy's commit", async () => {
+  test("a frozen server's background syncs ask the remote once whether the lock's commit is older than a lagging copy's", async () => {
     const { remote, trusted, env, writer } = await signedTeam();
-    pushFix(remote, trusted.key);
-    // Another project's server on the same machine: its copy is measured against the writer's, at the older commit.
+    const fixed = pushFix(remote, trusted.key);
+    // Another project's frozen server on the same machine, its lock at the fix: measured against the writer's copy.
     const progress: string[] = [];
+    const lock = join(tempDir("skillhub-lock-project-"), "skillhub.lock");
     const sync = new GitSync({
       repos: [remote.url],
       branch: "main",
       home: join(writer.home, ".skillhub"),
-      lockFile: () => join(tempDir("skillhub-lock-project-"), "skillhub.lock"),
+      lockFile: () => lock,
       allowedSigners: env.SKILLHUB_ALLOWED_SIGNERS,
+      frozen: true,
+      pins: () => new Map([["team2", { ref: "main", commit: fixed }]]),
       logger: createMemoryLogger(),
       intervalMs: 0,
       runner: { env: GIT_ENV },
       progress: (line) => progress.push(line),
     });
     const asked = () => progress.filter((line) => line.startsWith("fetching the history of main")).length;
+    // Each frozen sync asks whether the lock's commit is in the branch's history (its copy is shallow); the
+    // first one also asks whether it is older than the writer's copy, which the later ones know.
     expect((await sync.refresh("start")).success).toBe(true);
-    expect(asked()).toBeGreaterThan(0);
-    const once = asked();
+    const first = asked();
+    expect(first).toBe(2);
     expect((await sync.refresh("timer")).success).toBe(true);
     expect((await sync.refresh("timer")).success).toBe(true);
-    expect(asked()).toBe(once);
+    expect(asked()).toBe(first + 2);
+  }, 120_000);
+
+  test("a move back taken with `sync --update` stays taken by that project's next syncs; another copy's record is not asked of the remote", async () => {
+    const { remote, trusted, env, old } = await signedTeam();
+    pushFix(remote, trusted.key);
+    const { m, yours } = await yourMachine(env);
+    git(["push", "--quiet", "--force", "origin", `${old}:refs/heads/main`], remote.work);
+    const accepted = otherProject(m);
+    expect((await cli(accepted, ["sync", "--update", "team2"], env)).code).toBe(0);
+    const copy = copiesOn(m).find((c) => c !== yours) as string;
+
+    // Its plain syncs (a server's background sync) keep the copy it accepted, without fetching any history.
+    for (let i = 0; i < 2; i++) {
+      const again = await cli(accepted, ["sync"], env);
+      expect(again.code, again.out + again.err).toBe(0);
+      expect(again.err).not.toContain("fetching the history");
+    }
+    expect(git(["rev-parse", "HEAD"], copy)).toBe(old);
+    expect((await cli(accepted, ["list", "--json"], env)).out).toContain("Deploy, vulnerably.");
   }, 120_000);
 
   test("a fresh machine (CI) takes the lock's older commit; once it verified a newer one, a lock going back is refused", async () => {
