@@ -194,7 +194,7 @@ export function commandHelp(command: Command): string {
     "",
     program() === "skillhub"
       ? "skillhub --help lists every command."
-      : `skillhub above is ${program()} here: ${program()} --help lists every command.`,
+      : `Here skillhub is ${program()}; ${program()} --help lists every command.`,
     "",
   ].join("\n");
 }

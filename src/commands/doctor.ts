@@ -143,7 +143,7 @@ export const runDoctor: CommandRun = async (ctx) => {
   return errors > 0 || missing.length > 0 || unserved.length > 0 || frozen?.failed || http?.json.refused ? 1 : 0;
 };
 
-/** The skills folders named (--skills-dir, SKILLS_DIR, serve's DIR) that are not folders: a typo, most often. */
+/** The skills folders named (--skills-dir, SKILLS_DIR, sources.dirs) that are not folders: a typo, most often. */
 function missingNamed(catalog: Catalog): string[] {
   return catalog.sources.filter((s) => s.location === "explicit" && !s.exists).map((s) => s.dir);
 }

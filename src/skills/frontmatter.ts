@@ -149,8 +149,9 @@ export const WORD_MAX_CHARS = 100;
 /** `text` as a keyword, tag or category (`what`) is read: trimmed, lower-cased; undefined (reported) over WORD_MAX_CHARS. */
 export function wordOf(text: string, what: string, warn: Warn): string | undefined {
   const word = text.trim().toLowerCase();
-  if (word.length <= WORD_MAX_CHARS) return word;
-  warn(`${what} '${word.slice(0, 40)}…' is over ${WORD_MAX_CHARS} characters; ignored.`);
+  // Characters, not UTF-16 units: an emoji is one.
+  if (word.length <= WORD_MAX_CHARS || [...word].length <= WORD_MAX_CHARS) return word;
+  warn(`${what} '${[...word].slice(0, 40).join("")}…' is over ${WORD_MAX_CHARS} characters; ignored.`);
   return undefined;
 }
 

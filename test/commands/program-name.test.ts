@@ -94,7 +94,7 @@ describe("hints name the program as it was run", () => {
     expect(usage.code).toBe(2);
     expect(usage.err).toBe("skillhub: unknown option --bogus.\nRun 'dist/skillhub list --help' for usage.\n");
     expect(typed("dist/skillhub", ["add", "--help"]).out).toEndWith(
-      "\nskillhub above is dist/skillhub here: dist/skillhub --help lists every command.\n",
+      "\nHere skillhub is dist/skillhub; dist/skillhub --help lists every command.\n",
     );
   });
 

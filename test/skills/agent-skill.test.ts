@@ -55,6 +55,9 @@ describe("parseAgentSkill", () => {
     );
     expect(skill?.category).toBe(hundred);
     expect(skill?.tags).toEqual(["ok", hundred]);
+    // Characters, not UTF-16 units: 60 emoji are 60 characters.
+    const emoji = "🦀".repeat(60);
+    expect(parse(`---\nname: pdf\ndescription: PDF tools\ncategory: ${emoji}\n---\n`).skill?.category).toBe(emoji);
     expect(diagnostics.map((d) => d.message)).toEqual([`tag '${"x".repeat(40)}…' is over 100 characters; ignored.`]);
   });
 

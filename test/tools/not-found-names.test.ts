@@ -237,7 +237,7 @@ describe("a folder whose SKILL.md has an error", () => {
     write(`${dir}/no-desc/SKILL.md`, "---\nname: no-desc\n---\n# No description\n");
     write(`${dir}/bad-yaml/SKILL.md`, "---\nname: bad-yaml\ndescription: [unclosed\n---\n# Bad\n");
     const { call } = await open({ flags: { "skills-dir": [dir] }, env: { SKILLHUB_TOOLS: "all" } });
-    const fix = "Fix the file; `skillhub doctor` with the same options lists every problem.";
+    const fix = "Fix the file; `skillhub doctor` lists every problem.";
     const asked = await call("load_skill", { skill_name: "No-Desc" });
     expect(asked.structuredContent?.error).toMatchObject({ code: "SKILL_NOT_FOUND", problem: "missing-description" });
     expect(textOf(asked)).toBe(

@@ -4,7 +4,6 @@ import type { FrozenRefusal } from "../../lock/frozen.ts";
 import type { Skill } from "../../skills/skill.ts";
 import { closeNames } from "../../util/close-names.ts";
 import type { ConfinedFailure } from "../../util/confined-read.ts";
-import { program } from "../../util/program-name.ts";
 import { shownArg, shownText } from "../../util/shown-arg.ts";
 import type { EventType, ToolContext, ToolDeps } from "../definition.ts";
 import { type ErrorCode, errorResult } from "../results.ts";
@@ -124,7 +123,7 @@ export function brokenFolder(name: string, deps: Pick<ToolDeps, "store" | "filte
   const d = deps.store.catalog.unservedFolder(name);
   if (!d) return undefined;
   return {
-    sentence: ` A folder of that name holds a SKILL.md with an error (${d.code}): ${shownText(d.message)} Fix the file; \`${program()} doctor\` with the same options lists every problem.`,
+    sentence: ` A folder of that name holds a SKILL.md with an error (${d.code}): ${shownText(d.message)} Fix the file; \`skillhub doctor\` lists every problem.`,
     fields: { problem: d.code },
   };
 }
