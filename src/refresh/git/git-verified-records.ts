@@ -4,7 +4,7 @@ import { gitFilesProblem } from "./git-copy-guard.ts";
 import { GitError } from "./git-errors.ts";
 import { descendsFrom, recordOf } from "./git-fetch.ts";
 import { readState } from "./git-state.ts";
-import { FULL_COMMIT, type RepoTarget, type SyncContext, type SyncWant, updateCommand } from "./git-target.ts";
+import { FULL_COMMIT, type RepoTarget, refOf, type SyncContext, type SyncWant, updateCommand } from "./git-target.ts";
 import { verifySigned } from "./git-trust.ts";
 import { sameRepository } from "./git-url.ts";
 
@@ -74,11 +74,26 @@ export async function olderThanVerified(
     }
     const pair = `${commit}:${record}`;
     if (ctx.notOlder?.has(pair)) continue;
-    if (await descendsFrom(target, ctx, copy, commit, record)) return { commit: record, copy };
+    if (await descendsFrom(target, ctx, copy, commit, record).catch((error) => untold(target, copy, record, error)))
+      return { commit: record, copy };
     if ((ctx.notOlder?.size ?? 0) >= 10_000) ctx.notOlder?.clear();
     ctx.notOlder?.add(pair);
   }
   return undefined;
+}
+
+/**
+ * Rethrow `error`, a failure to tell from the remote whether `record` (the record of `copy`) descends from the
+ * commit wanted, saying what it was asked and what the user can do: the remote may no longer have `record`
+ * (the branch rewritten and its old commits pruned).
+ */
+function untold(target: RepoTarget, copy: string, record: string, error: unknown): never {
+  if (!(error instanceof GitError)) throw error;
+  throw new GitError(
+    error.code,
+    `whether ${refOf(target)} of ${target.spec.url} went back behind commit ${record.slice(0, 12)}, which this machine has verified for it (in ${copy}), cannot be told: ${error.message.replace(/\.$/, "")}; if the ${target.ref ? "tag" : "branch"} was rewritten, review it, then run \`${updateCommand(target)}\` to accept it.`,
+    { details: { ...error.details, verified: copy, previous: record } },
+  );
 }
 
 /**

@@ -267,6 +267,44 @@ describe("with allowed signers, a lock does not take a repository back behind wh
     expect((await cli(accepted, ["list", "--json"], env)).out).toContain("Deploy, vulnerably.");
   }, 120_000);
 
+  test("a branch rewritten and pruned on the remote: a first copy says what cannot be told and how to go on", async () => {
+    const { remote, trusted, env, old, writer } = await signedTeam();
+    // The maintainers rewrite the branch's last commit and the server forgets the old one.
+    remote.write("skills/deploy/SKILL.md", skillText("deploy", "Deploy, rewritten."));
+    git(["add", "-A"], remote.work);
+    git(
+      [
+        "-c",
+        "gpg.format=ssh",
+        "-c",
+        `user.signingkey=${trusted.key}`,
+        "commit",
+        "--quiet",
+        "--amend",
+        "-S",
+        "-m",
+        "rewritten",
+      ],
+      remote.work,
+    );
+    git(["push", "--quiet", "--force", "origin", "main"], remote.work);
+    git(["reflog", "expire", "--expire=now", "--all"], remote.bare);
+    git(["gc", "--quiet", "--prune=now"], remote.bare);
+
+    const fresh = otherProject(writer);
+    const synced = await cli(fresh, ["sync", "--json"], env);
+    expect(synced.code).toBe(1);
+    const error = JSON.parse(synced.out).repos[0].error;
+    expect(error.message).toStartWith(
+      `whether main of ${remote.url} went back behind commit ${old.slice(0, 12)}, which this machine has verified for it (in ${copiesOn(writer)[0]}), cannot be told: `,
+    );
+    expect(error.message).toEndWith(
+      "; if the branch was rewritten, review it, then run `skillhub sync --update team2` to accept it. No copy was made.",
+    );
+    const updated = await cli(fresh, ["sync", "--update", "team2"], env);
+    expect(updated.code, updated.out + updated.err).toBe(0);
+  }, 120_000);
+
   test("a fresh machine (CI) takes the lock's older commit; once it verified a newer one, a lock going back is refused", async () => {
     const { remote, trusted, env, old, writer } = await signedTeam();
     const lockAtOld = readFileSync(writer.lock, "utf8");
