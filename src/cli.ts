@@ -334,7 +334,9 @@ export async function run(
       io.err(`skillhub: ${error.message}\n`);
       return 2;
     }
-    throw error;
+    // Any other failure is the command's, said and counted: a script (CI) must not take it for a success.
+    io.err(`skillhub: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return 1;
   }
 }
 

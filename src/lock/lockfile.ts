@@ -5,6 +5,7 @@ import { writeAtomicSync } from "../util/atomic-write.ts";
 import { readConfinedText } from "../util/confined-read.ts";
 import { errorMessage, SkillHubError } from "../util/errors.ts";
 import { once } from "../util/once.ts";
+import { shownArg, shownText } from "../util/shown-arg.ts";
 
 /**
  * skillhub.lock: what was reviewed. JSON with sorted keys and two-space
@@ -99,6 +100,13 @@ export class LockError extends SkillHubError {
 
 /** Parse a lock's text. Throws LockError LOCK_INVALID naming the first bad entry. Pure. */
 export function parseLockfile(text: string, file: string): Lockfile {
+  // Security: JSON.parse (and repeatedKey) cost memory per open bracket: 60 MB of them took 3.4 GB and 20 s.
+  const deep = tooDeep(text);
+  if (deep !== undefined)
+    throw new LockError(
+      "LOCK_INVALID",
+      `${file} nests deeper than ${LOCK_MAX_DEPTH} levels at character ${deep + 1} (a lock is 4 deep); restore it from version control or run \`skillhub lock\` to write it again.`,
+    );
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -128,10 +136,12 @@ export function parseLockfile(text: string, file: string): Lockfile {
   const parsed = Lockfile().safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const where = issue?.path.length ? issue.path.map(String).join(".") : "(top level)";
+    // The file's keys and values are quoted shortened and on one line: they may be megabytes, with line breaks.
+    const where = issue?.path.length ? issue.path.map((p) => shownArg(String(p))).join(".") : "(top level)";
+    const said = issue?.message ?? "invalid";
     throw new LockError(
       "LOCK_INVALID",
-      `${file} is not a valid SkillHub lock: at ${where}: ${issue?.message ?? "invalid"}; restore it from version control or run \`skillhub lock\` to write it again.`,
+      `${file} is not a valid SkillHub lock: at ${where}: ${said.length > 300 ? `${shownText(said.slice(0, 300))}…` : shownText(said)}; restore it from version control or run \`skillhub lock\` to write it again.`,
     );
   }
   return parsed.data;
@@ -165,8 +175,9 @@ export function repeatedKey(text: string): string | undefined {
       const key = raw.includes("\\") ? (JSON.parse(raw) as string) : raw.slice(1, -1);
       const keys = container.keys;
       if (Array.isArray(keys) ? keys.includes(key) : keys.has(key)) {
-        const path = open.slice(1).map((o) => o.under);
-        return `key ${JSON.stringify(key)}${path.length > 0 ? ` of ${path.join(".")}` : ""}`;
+        // Quoted shortened, on one line: the file's keys may be megabytes long and hold line breaks.
+        const path = open.slice(1).map((o) => shownArg(o.under));
+        return `key ${JSON.stringify(shownArg(key))}${path.length > 0 ? ` of ${path.join(".")}` : ""}`;
       }
       // Most objects of a lock hold a few keys: a list, until one holds many.
       if (Array.isArray(keys) && keys.length >= 16) container.keys = new Set([...keys, key]);
@@ -174,6 +185,22 @@ export function repeatedKey(text: string): string | undefined {
       else keys.add(key);
       lastKey = key;
     }
+  }
+  return undefined;
+}
+
+/** Deepest nesting of objects and arrays a lock may have: its own is 4 deep (skills → id → files → path). */
+export const LOCK_MAX_DEPTH = 32;
+
+/** Where `text` first opens an object or array deeper than LOCK_MAX_DEPTH (outside strings), or undefined. */
+function tooDeep(text: string): number | undefined {
+  let depth = 0;
+  for (let at = 0; at < text.length; at++) {
+    const char = text.charCodeAt(at);
+    if (char === QUOTE) at = stringEnd(text, at);
+    else if (char === OPEN_OBJECT || char === OPEN_ARRAY) {
+      if (++depth > LOCK_MAX_DEPTH) return at;
+    } else if (char === CLOSE_OBJECT || char === CLOSE_ARRAY) depth--;
   }
   return undefined;
 }

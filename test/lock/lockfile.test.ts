@@ -152,6 +152,33 @@ describe("skillhub.lock format", () => {
     expect(() => readLockfile(join(dir, "skillhub.lock"))).toThrow(/no lock at .*run `skillhub sync`/);
   });
 
+  test("Security: a lock nested deep, or with huge keys or line breaks in them, is refused in a short line", () => {
+    const message = (text: string) => {
+      try {
+        parseLockfile(text, "/p/skillhub.lock");
+      } catch (e) {
+        return (e as LockError).message;
+      }
+      throw new Error("parsed");
+    };
+    // 30 million brackets would take gigabytes to parse; they are refused at the first one too deep.
+    const deep = `{"lockfile_version":1,"x":${"[".repeat(30_000_000)}${"]".repeat(30_000_000)}}`;
+    expect(message(deep)).toBe(
+      "/p/skillhub.lock nests deeper than 32 levels at character 58 (a lock is 4 deep); restore it from version control or run `skillhub lock` to write it again.",
+    );
+    const huge = `k${"y".repeat(1_000_000)}\nforged line`;
+    const skill = JSON.stringify(sample().skills["project:alpha"]);
+    for (const text of [
+      `{"lockfile_version":1,"sources":{},"skills":{"${huge}":${skill},"${huge}":${skill}}}`,
+      JSON.stringify({ ...sample(), skills: { [`k${"y".repeat(1_000_000)}\nforged line`]: { bad: 1 } } }),
+      JSON.stringify({ ...sample(), [huge]: 1 }),
+    ]) {
+      const said = message(text);
+      expect(said.length).toBeLessThan(700);
+      expect(said).not.toContain("\n");
+    }
+  });
+
   test("a key given twice is refused, however it is spaced or escaped: JSON would keep the last one unseen", () => {
     const text = formatLockfile(sample());
     const reviewed = `"a.md": "${D("3")}"`;

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { run } from "../../src/cli.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
@@ -17,6 +17,16 @@ function copyOf(m: Machine): string {
 }
 
 describe("skillhub lock and skillhub verify", () => {
+  test("a skillhub.lock that is a folder (a cloned project may ship one): lock fails, exit 1, saying why", async () => {
+    const m = machine();
+    writeSkill(m.skills, "pdf");
+    mkdirSync(m.lock);
+    const locked = await cli(m, ["lock"]);
+    expect(locked.code).toBe(1);
+    expect(locked.err).toStartWith("skillhub: unexpected error: ");
+    expect(locked.err).toContain("EISDIR");
+  });
+
   test("lock records every served skill with digests; verify passes, then names every tampered file", async () => {
     const m = machine();
     writeSkill(m.skills, "pdf");
