@@ -1,6 +1,7 @@
 import { basename, dirname } from "node:path";
 import { z } from "zod";
 import { compareText, SHA256 } from "../catalog/digests.ts";
+import { isGitRef } from "../config/schema-values.ts";
 import { writeAtomicSync } from "../util/atomic-write.ts";
 import { readConfinedText } from "../util/confined-read.ts";
 import { errorMessage, SkillHubError } from "../util/errors.ts";
@@ -47,8 +48,11 @@ export const LockedSource = once(() =>
   z.strictObject({
     /** The repository URL without credentials. */
     url: z.string().min(1),
-    /** The configured tag, commit or (when nothing is pinned) branch. */
-    ref: z.string().min(1),
+    /**
+     * The configured tag, commit or (when nothing is pinned) branch. Security: a name git takes for a ref, never
+     * for an option (`--upload-pack=…`); a frozen sync would otherwise not know what to pin, and take the tip.
+     */
+    ref: z.string().refine(isGitRef, "expected a branch, tag or full commit name"),
     commit: Commit(),
     /**
      * The digest of the repository's own settings file, `config.yaml` at its root, as the copy of `commit`

@@ -136,6 +136,10 @@ describe("skillhub.lock format", () => {
         /at sources\.t\.commit: expected a full commit hash/,
       ],
       [JSON.stringify({ ...sample(), extra: 1 }), /not a valid SkillHub lock/],
+      ...["--upload-pack=touch /tmp/x", "x..y", ""].map((ref): [string, RegExp] => [
+        JSON.stringify({ ...sample(), sources: { t: { url: "u", ref, commit: "a".repeat(40) } } }),
+        /at sources\.t\.ref: expected a branch, tag or full commit name/,
+      ]),
     ];
     for (const [text, message] of cases) {
       let error: unknown;
