@@ -45,6 +45,9 @@ export function compareSkill(id: string, locked: LockedSkill, now: LockedSkill):
   const main = now.path.split("/").pop() ?? "SKILL.md";
   if (locked.path !== now.path)
     changes.push({ kind: "changed", subject: "skill", id, detail: `moved: ${locked.path} → ${now.path}` });
+  // A frozen server refuses a skill of another kind than the lock's: verify says so too.
+  if (locked.kind !== now.kind)
+    changes.push({ kind: "changed", subject: "skill", id, detail: kindChange(locked, now) });
   if (locked.skill_md !== now.skill_md)
     changes.push({
       kind: "changed",
@@ -75,6 +78,11 @@ export function compareSkill(id: string, locked: LockedSkill, now: LockedSkill):
     else changes.push({ kind: "changed", subject: "file", id, file, detail: digestChange(before, after) });
   }
   return changes;
+}
+
+/** What a skill's change of kind says: `kind agent-skill → tree-node`. */
+export function kindChange(locked: Pick<LockedSkill, "kind">, now: Pick<LockedSkill, "kind">): string {
+  return `kind ${locked.kind} → ${now.kind}`;
 }
 
 /**

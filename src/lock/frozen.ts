@@ -12,7 +12,7 @@ import type { Logger } from "../util/logger.ts";
 import { capitalised } from "../util/plural.ts";
 import { statOf } from "../util/stat.ts";
 import { lockSkill, skillDigest } from "./build.ts";
-import { compareSkill, describeChange, type LockChange } from "./compare.ts";
+import { compareSkill, describeChange, kindChange, type LockChange } from "./compare.ts";
 import { entryOf, LockError, type LockedSkill, type Lockfile, readLockfile } from "./lockfile.ts";
 import { relativeSkillPath } from "./skill-path.ts";
 
@@ -306,8 +306,10 @@ export class FrozenGuard {
       };
     const changes: LockChange[] = [];
     const path = relativeSkillPath(skill);
-    if (locked.path !== path || locked.kind !== skill.kind)
+    if (locked.path !== path)
       changes.push({ kind: "changed", subject: "skill", id: skill.id, detail: `moved: ${locked.path} → ${path}` });
+    if (locked.kind !== skill.kind)
+      changes.push({ kind: "changed", subject: "skill", id: skill.id, detail: kindChange(locked, skill) });
     const digest = skillDigest(skill);
     if (locked.skill_md !== digest)
       changes.push({

@@ -51,6 +51,20 @@ describe("skillhub lock and skillhub verify", () => {
     expect(ok.code).toBe(0);
     expect(ok.out).toBe(`${m.lock}: verified, 2 skills and 0 git sources match.\n`);
 
+    // A lock that says the skill is a tree node is no more verified than a frozen server serves it.
+    const written = readFileSync(m.lock, "utf8");
+    writeFileSync(
+      m.lock,
+      JSON.stringify({
+        ...lock,
+        skills: { ...lock.skills, "project:pdf": { ...lock.skills["project:pdf"], kind: "tree-node" } },
+      }),
+    );
+    const kind = await cli(m, ["verify"]);
+    expect(kind.code).toBe(1);
+    expect(kind.out).toContain("changed skill project:pdf: kind tree-node → agent-skill");
+    writeFileSync(m.lock, written);
+
     // Tamper: an edited SKILL.md, an edited file, a new file, a removed file, a new skill, a removed skill.
     writeFileSync(
       join(m.skills, "pdf", "SKILL.md"),
