@@ -5,12 +5,12 @@ import {
   descriptionProblem,
   frontmatterText,
   scalarText,
+  scalarWord,
   splitFrontmatter,
   type TooMany,
   tagWords,
   tooManyWarnings,
   type Warn,
-  wordOf,
 } from "./frontmatter.ts";
 import { parseLenientYaml } from "./lenient-yaml.ts";
 import { countLines } from "./markdown.ts";
@@ -153,7 +153,6 @@ export function parseAgentSkill(input: SkillFileInput): ParseResult {
 
   const warn: Warn = (message) => diagnostics.push(diagnostic("invalid-field", "warning", file, message));
   const hub = skillhubMetadata(fm.metadata, tooManyWarnings(diagnostics, file, "skill"), warn);
-  const topCategory = scalarText(fm.category);
   return {
     skill: {
       kind: "agent-skill",
@@ -161,7 +160,7 @@ export function parseAgentSkill(input: SkillFileInput): ParseResult {
       key: name.toLowerCase(),
       description,
       // metadata.skillhub.category first; a top-level `category:` (seen in real collections) counts too.
-      category: hub.category ?? ((topCategory !== undefined && wordOf(topCategory, "category", warn)) || undefined),
+      category: hub.category ?? scalarWord(fm.category, "category", warn),
       tags: hub.tags,
       keywords: [],
       alwaysApply: hub.alwaysApply,
@@ -206,8 +205,7 @@ function skillhubMetadata(metadata: unknown, tooMany: TooMany, warn: Warn): HubM
     tags: nested.tags ?? m["skillhub.tags"],
     alwaysApply: nested.alwaysApply ?? m["skillhub.alwaysApply"],
   };
-  const categoryText = scalarText(h.category);
-  const category = (categoryText !== undefined && wordOf(categoryText, "category", warn)) || undefined;
+  const category = scalarWord(h.category, "category", warn);
   const rawTags = Array.isArray(h.tags) ? h.tags : typeof h.tags === "string" ? h.tags.split(",") : [];
   const tags = tagWords(rawTags, tooMany, warn);
   const alwaysApply =

@@ -155,8 +155,14 @@ export function wordOf(text: string, what: string, warn: Warn): string | undefin
   return undefined;
 }
 
+/** A frontmatter value as a word (wordOf), when it is a scalar and not empty; else undefined. */
+export function scalarWord(value: unknown, what: string, warn: Warn): string | undefined {
+  const text = scalarText(value);
+  return (text !== undefined && wordOf(text, what, warn)) || undefined;
+}
+
 /** Tags as read from a list (or "a, b" split): words (wordOf), de-duplicated in order, the first LIST_MAX. */
 export function tagWords(list: readonly unknown[], tooMany: TooMany, warn: Warn): string[] {
   const read = firstEntries(list, "tags", tooMany);
-  return [...new Set(read.map((t) => wordOf(scalarText(t) ?? "", "tag", warn)).filter((t) => !!t))] as string[];
+  return [...new Set(read.map((t) => scalarWord(t, "tag", warn)).filter((t): t is string => t !== undefined))];
 }

@@ -6,6 +6,7 @@ import {
   firstEntries,
   frontmatterText,
   scalarText,
+  scalarWord,
   splitFrontmatter,
   type TooMany,
   tagWords,
@@ -140,9 +141,8 @@ function hubMetadata(fm: Record<string, unknown>): Record<string, unknown> {
 function categoryOf(fm: Record<string, unknown>, warn: Warn): string | undefined {
   const value = fm.category ?? hubMetadata(fm).category;
   if (value === undefined || value === null) return undefined;
-  const text = scalarText(value);
-  if (text === undefined) warn(`category must be a word, not ${JSON.stringify(value)}; ignored.`);
-  return (text !== undefined && wordOf(text, "category", warn)) || undefined;
+  if (scalarText(value) === undefined) warn(`category must be a word, not ${JSON.stringify(value)}; ignored.`);
+  return scalarWord(value, "category", warn);
 }
 
 /** Top-level `tags`, else `metadata.skillhub.tags`: a list, or "a, b". */

@@ -7,6 +7,7 @@ import type { GitOutput } from "./git-runner.ts";
 import { FetchLimit } from "./git-size-limit.ts";
 import {
   FULL_COMMIT,
+  namedRef,
   type RepoTarget,
   refOf,
   remoteHeadBranch,
@@ -359,11 +360,6 @@ export async function putBackRecord(
   const args = record ? ["update-ref", "--no-deref", local, record] : ["update-ref", "--no-deref", "-d", local];
   const out = await ctx.git.run(args, { cwd: dir });
   if (out.code !== 0) throw new GitError("GIT_FAILED", `git update-ref failed in ${dir}: ${out.stderr.trim()}.`);
-}
-
-/** The configured ref as messages name it: `branch 'main'`, `tag 'v1'`. */
-function namedRef(target: RepoTarget): string {
-  return `${target.ref ? "tag" : "branch"} '${refOf(target)}'`;
 }
 
 /** Where the configured ref is fetched from, and kept in the copy: the tag, else the branch's remote-tracking ref. */

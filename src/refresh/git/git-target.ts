@@ -63,6 +63,11 @@ export function refOf(target: RepoTarget): string {
   return target.ref ?? target.branch;
 }
 
+/** The configured ref as messages name it: `branch 'main'`, `tag 'v1'`. */
+export function namedRef(target: RepoTarget): string {
+  return `${target.ref ? "tag" : "branch"} '${refOf(target)}'`;
+}
+
 /** The branch `git ls-remote --symref URL HEAD` names as the remote's default, if it names one. */
 export function remoteHeadBranch(lsRemote: string): string | undefined {
   return /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(lsRemote)?.[1];

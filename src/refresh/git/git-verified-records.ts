@@ -4,7 +4,15 @@ import { gitFilesProblem } from "./git-copy-guard.ts";
 import { GitError } from "./git-errors.ts";
 import { descendsFrom, recordOf } from "./git-fetch.ts";
 import { readState } from "./git-state.ts";
-import { FULL_COMMIT, type RepoTarget, refOf, type SyncContext, type SyncWant, updateCommand } from "./git-target.ts";
+import {
+  FULL_COMMIT,
+  namedRef,
+  type RepoTarget,
+  refOf,
+  type SyncContext,
+  type SyncWant,
+  updateCommand,
+} from "./git-target.ts";
 import { verifySigned } from "./git-trust.ts";
 import { sameRepository } from "./git-url.ts";
 
@@ -101,7 +109,7 @@ function untold(target: RepoTarget, copy: string, record: string, error: unknown
  * branch or tag this machine has verified (olderThanVerified). Its details name that copy (`verified`).
  */
 function behindVerified(target: RepoTarget, commit: string, newer: { commit: string; copy: string }): GitError {
-  const ref = target.ref ? `tag '${target.ref}'` : `branch '${target.branch}'`;
+  const ref = namedRef(target);
   return new GitError(
     "GIT_HISTORY_REWRITTEN",
     `commit ${commit.slice(0, 12)} recorded in skillhub.lock for ${ref} of ${target.spec.url} is older than commit ${newer.commit.slice(0, 12)}, which this machine has already verified for it (in ${newer.copy}), and trust.allowed_signers lets a lock only go forward, so it is not checked out; review the ${target.ref ? "tag" : "branch"}, then run \`${updateCommand(target)}\` to move the lock forward.`,
@@ -114,7 +122,7 @@ function behindVerified(target: RepoTarget, commit: string, newer: { commit: str
  * commit of it this machine has verified (olderThanVerified): it was moved back. Its details name that copy.
  */
 function movedBack(target: RepoTarget, commit: string, newer: { commit: string; copy: string }): GitError {
-  const ref = target.ref ? `tag '${target.ref}'` : `branch '${target.branch}'`;
+  const ref = namedRef(target);
   return new GitError(
     "GIT_HISTORY_REWRITTEN",
     `${ref} of ${target.spec.url} is now at commit ${commit.slice(0, 12)}, which is older than commit ${newer.commit.slice(0, 12)}, which this machine has already verified for it (in ${newer.copy}): it was moved back (force-pushed), so it is not taken; if that was deliberate, review the ${target.ref ? "tag" : "branch"}, then run \`${updateCommand(target)}\` to accept it.`,
