@@ -26,14 +26,14 @@ export function acceptOrRestoreFiles(): string {
 
 /**
  * A lock naming another URL for a repository than the configuration does (an edit to either, or a lock
- * written elsewhere): no sync restores a URL, so the user picks which one is right. Undefined when no
- * change is a URL's.
+ * written elsewhere): a frozen sync fetches neither, so the user picks which one is right. Undefined when
+ * no change is a URL's.
  */
 export function otherUrlAdvice(changes: readonly LockChange[]): string | undefined {
   const labels = changes.filter((c) => c.subject === "source" && c.fields?.includes("url")).map((c) => c.id);
   if (labels.length === 0) return undefined;
   const one = labels.length === 1;
-  return `skillhub.lock names another URL for ${one ? "repository" : "repositories"} ${labels.join(", ")} than the configuration (above), and no sync changes a URL: if the lock's is right, put it back in skillhub.yaml (or ~/.skillhub/config.yaml); if the configuration's is, review that repository, then run \`${program()} lock\`.`;
+  return `skillhub.lock names another URL for ${one ? "repository" : "repositories"} ${labels.join(", ")} than the configuration (above), and a frozen sync fetches only what the lock records: if the lock's is right, put it back in skillhub.yaml (or ~/.skillhub/config.yaml); if the configuration's is, \`${program()} sync\` fetches it and records it in the lock, for review before the lock is committed.`;
 }
 
 /**

@@ -9,7 +9,7 @@ import { program } from "../util/program-name.ts";
 import { shellWords } from "../util/shell-words.ts";
 import { type CommandRun, oneShotHub } from "./context.ts";
 import { lockedCommits } from "./fetch-advice.ts";
-import { acceptOrRestoreFiles, leftAsTheyWere, missingLockAdvice, otherUrlAdvice } from "./lock-advice.ts";
+import { acceptOrRestoreFiles, leftAsTheyWere, missingLockAdvice } from "./lock-advice.ts";
 import { changeLines, currentLocks, hasEntries, lockChanges, type TargetLock } from "./lock-state.ts";
 
 /**
@@ -39,6 +39,7 @@ export const runSync: CommandRun = async (ctx) => {
       progress: (line) => ctx.err(`sync: ${line}…\n`),
       intervalMs: 0,
       retry: `run \`${program()} sync\` again once that is fixed`,
+      lockingSync: plainSync(ctx),
       // --update: sync to the configured refs, whatever the lock says; only the repositories named, if any.
       // It also takes a signed branch's rewritten history (GIT_HISTORY_REWRITTEN), as reviewed.
       ...(update ? { update: (label: string) => named.length === 0 || named.includes(label) } : {}),
@@ -124,8 +125,7 @@ export const runSync: CommandRun = async (ctx) => {
       ctx.out("No lock written: nothing to record (no skill is served and no repository is configured).\n");
     // After a failed fetch the differences may be the failure's: its line says what to do instead.
     // Every repository is at its locked commit now: what differs is a folder's files.
-    if (differs && outcome.success)
-      ctx.out(`${otherUrlAdvice(reports.flatMap((r) => r.report.changes)) ?? acceptOrRestoreFiles()}\n`);
+    if (differs && outcome.success) ctx.out(`${acceptOrRestoreFiles()}\n`);
     return outcome.success && !differs ? 0 : 1;
   } finally {
     hub.close();

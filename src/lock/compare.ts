@@ -2,7 +2,7 @@ import { compareText, LOCKED_ENTRIES_MAX } from "../catalog/digests.ts";
 import { program } from "../util/program-name.ts";
 import { shownText } from "../util/shown-arg.ts";
 import { scrubUrlCredentials } from "../util/url-credentials.ts";
-import { entryOf, type GitHead, type LockedSkill, type Lockfile } from "./lockfile.ts";
+import { entryOf, type GitHead, type LockedSkill, type LockedSource, type Lockfile } from "./lockfile.ts";
 
 /** One difference between the lock and what would be served. */
 export interface LockChange {
@@ -21,12 +21,17 @@ export interface LockChange {
    */
   shadowed_by?: string;
   /** A source changed: which of its fields differ. */
-  fields?: Array<"url" | "ref" | "commit" | "config">;
+  fields?: SourceField[];
 }
+
+type SourceField = "url" | "ref" | "commit" | "config";
 
 /** What compareLocks knows of what would be served besides `now`. */
 export interface CompareContext {
-  /** The git sources' checkouts (a repository without a copy explains its removed source). */
+  /**
+   * The git sources' checkouts: a repository without a copy explains its removed source, or is a difference
+   * of its own when its configured URL or ref is not the lock's, or the lock does not record it.
+   */
   heads?: readonly GitHead[];
   /** The repositories another lock pins now (label → that lock's file): removed from this one, saying which. */
   elsewhere?: ReadonlyMap<string, string>;
@@ -93,48 +98,45 @@ export function compareLocks(lock: Lockfile, now: Lockfile, context: CompareCont
   const { heads = [], elsewhere = new Map<string, string>(), shadowed = new Map<string, string>() } = context;
   const unflagged = context.unflagged ?? new Map<string, string>();
   const changes: LockChange[] = [];
-  const missing = new Map(heads.filter((h) => h.commit === null).map((h) => [h.label, h.notServed]));
+  // Configured repositories without a served copy: what the configuration says of them all the same.
+  const missing = new Map(heads.filter((h) => h.commit === null).map((h) => [h.label, h]));
   const labels = new Set([...Object.keys(lock.sources), ...Object.keys(now.sources), ...missing.keys()]);
   for (const label of [...labels].sort(compareText)) {
     const before = entryOf(lock.sources, label);
     const after = entryOf(now.sources, label);
-    if (before && !after)
-      changes.push({
-        kind: "removed",
-        subject: "source",
-        id: label,
-        detail: elsewhere.has(label)
-          ? `${shown(before.url)} is pinned by ${elsewhere.get(label)} now, not by this lock`
-          : missingDetail(shown(before.url), missing, label),
-      });
-    else if (!before && after)
+    const head = missing.get(label);
+    if (before && !after) {
+      // A copy of another URL or ref than the lock's is one a frozen sync does not fetch: that is the difference.
+      const other =
+        head && !elsewhere.has(label) ? sourceFields(before, { ...head, commit: before.commit }) : undefined;
+      if (other && other.fields.length > 0)
+        changes.push({
+          kind: "changed",
+          subject: "source",
+          id: label,
+          detail: `${other.what.join(", ")} (no local copy)`,
+          fields: other.fields,
+        });
+      else
+        changes.push({
+          kind: "removed",
+          subject: "source",
+          id: label,
+          detail: elsewhere.has(label)
+            ? `${shown(before.url)} is pinned by ${elsewhere.get(label)} now, not by this lock`
+            : missingDetail(shown(before.url), head, missing.has(label)),
+        });
+    } else if (!before && (after ?? head))
       changes.push({
         kind: "added",
         subject: "source",
         id: label,
-        detail: `${after.url} (${after.ref}) is not in the lock`,
+        detail: after
+          ? `${after.url} (${after.ref}) is not in the lock`
+          : `${head?.url} (${head?.ref}) is not in the lock (no local copy)`,
       });
     else if (before && after) {
-      const what: string[] = [];
-      const fields: NonNullable<LockChange["fields"]> = [];
-      if (before.url !== after.url) {
-        what.push(`url ${shown(before.url)} → ${shown(after.url)}`);
-        fields.push("url");
-      }
-      if (before.ref !== after.ref) {
-        what.push(`ref ${before.ref} → ${after.ref}`);
-        fields.push("ref");
-      }
-      if (before.commit !== after.commit) {
-        what.push(`commit ${before.commit.slice(0, 12)} → ${after.commit.slice(0, 12)}`);
-        fields.push("commit");
-      }
-      if (before.config !== after.config) {
-        what.push(
-          `config.yaml ${!before.config ? `added (${short(after.config)})` : !after.config ? `removed (was ${short(before.config)})` : digestChange(before.config, after.config)}`,
-        );
-        fields.push("config");
-      }
+      const { what, fields } = sourceFields(before, after);
       if (what.length > 0)
         changes.push({ kind: "changed", subject: "source", id: label, detail: what.join(", "), fields });
     }
@@ -198,10 +200,34 @@ function short(digest: string | undefined): string {
  */
 const shown = (url: string): string => scrubUrlCredentials(url);
 
-function missingDetail(url: string, missing: ReadonlyMap<string, string | undefined>, label: string): string {
-  if (!missing.has(label)) return `${url} is no longer configured`;
-  const notServed = missing.get(label);
-  return notServed
-    ? `the copy of ${url} is not served (${notServed.replace(/\.$/, "")})`
+function missingDetail(url: string, head: GitHead | undefined, configured: boolean): string {
+  if (!configured) return `${url} is no longer configured`;
+  return head?.notServed
+    ? `the copy of ${url} is not served (${head.notServed.replace(/\.$/, "")})`
     : `no local copy of ${url}; run \`${program()} sync --frozen\` to fetch the locked commit`;
+}
+
+/** Which of a source's fields differ (lock → now), each said as `url A → B`. */
+function sourceFields(before: LockedSource, after: LockedSource): { what: string[]; fields: SourceField[] } {
+  const what: string[] = [];
+  const fields: SourceField[] = [];
+  if (before.url !== after.url) {
+    what.push(`url ${shown(before.url)} → ${shown(after.url)}`);
+    fields.push("url");
+  }
+  if (before.ref !== after.ref) {
+    what.push(`ref ${before.ref} → ${after.ref}`);
+    fields.push("ref");
+  }
+  if (before.commit !== after.commit) {
+    what.push(`commit ${before.commit.slice(0, 12)} → ${after.commit.slice(0, 12)}`);
+    fields.push("commit");
+  }
+  if (before.config !== after.config) {
+    what.push(
+      `config.yaml ${!before.config ? `added (${short(after.config)})` : !after.config ? `removed (was ${short(before.config)})` : digestChange(before.config, after.config)}`,
+    );
+    fields.push("config");
+  }
+  return { what, fields };
 }

@@ -1,64 +1,61 @@
 import type { Config } from "../config/schema.ts";
+import type { LockedRepo, Pin } from "../refresh/git/git-sync-types.ts";
 import { sameRepository, withoutCredentials } from "../refresh/git/git-url.ts";
 import { type LockPlace, lockTargets, ownRepoLabels, pinsRepo } from "./location.ts";
 import { LockError, type Lockfile, readLockfile } from "./lockfile.ts";
 
-/** A repository's pin: the commit its lock records for its ref. */
-export interface Pin {
-  ref: string;
-  commit: string;
-}
-
 /**
  * The lock's commits by source label, each with its repository's URL as SkillHub shows it, for git sync
- * (a pinned repository stays at its locked commit). No lock = no pins; a corrupt lock throws LockError,
- * which the sync reports and then syncs to the configured refs.
+ * (a pinned repository stays at its locked commit), or undefined when there is no lock; a corrupt lock
+ * throws LockError, which the sync reports and then syncs to the configured refs.
  *
  * By label: two entries of one URL (two of its folders, `path:`) have a pin each. The URL is shown without
  * credentials: a lock written when a URL's shown form still held one (`git+https://TOKEN@…`, a remote
  * helper's `codecommit::https://u:TOKEN@…`) keeps its pin, so a moved tag is not followed once on the way
  * (the next write records the URL without them).
  */
-export function lockedPins(file: string): Map<string, Pin & { url: string }> {
-  const pins = new Map<string, Pin & { url: string }>();
+function lockedPins(file: string): Map<string, Pin & { url: string }> | undefined {
   try {
     const lock = readLockfile(file);
+    const pins = new Map<string, Pin & { url: string }>();
     for (const [label, source] of Object.entries(lock.sources))
       pins.set(label, { url: withoutCredentials(source.url), ref: source.ref, commit: source.commit });
+    return pins;
   } catch (error) {
-    if (error instanceof LockError && error.code === "LOCK_MISSING") return pins;
+    if (error instanceof LockError && error.code === "LOCK_MISSING") return undefined;
     throw error;
   }
-  return pins;
 }
 
 /**
- * Each repository's pin by source label, read from the lock that pins it: `pinning` maps a label to its
- * repository's URL (as SkillHub shows it) and that lock's file. A lock that cannot be read pins none of its
- * repositories (`failed` is told why, and the sync follows their refs); the other lock's keep theirs.
+ * What the lock that pins each repository records of it, by source label: `pinning` maps a label to its
+ * repository's URL (as SkillHub shows it) and that lock's file. A label whose lock is missing is absent, and
+ * so is one whose lock cannot be read (`failed` is told why, and the sync follows their refs); the other
+ * locks' keep theirs.
  *
  * Security: a label is looked up in its own lock only, so a project's lock that records a repository of
  * the user's own configuration (a cloned project's, or one written by an earlier SkillHub) pins nothing;
- * and only for the URL configured now, so an entry of the same label for another URL pins nothing either.
+ * and only for the URL configured now, so an entry of the same label for another URL pins nothing either
+ * (its `url` is told: frozen, such a repository is not fetched).
  */
 export function pinsFrom(
   pinning: ReadonlyMap<string, { url: string; file: string }>,
   failed: (file: string, error: LockError) => void,
-): Map<string, Pin> {
-  const byFile = new Map<string, Map<string, Pin & { url: string }>>();
-  const pins = new Map<string, Pin>();
+): Map<string, LockedRepo> {
+  const byFile = new Map<string, Map<string, Pin & { url: string }> | undefined>();
+  const pins = new Map<string, LockedRepo>();
   for (const [label, { url, file }] of pinning) {
-    let locked = byFile.get(file);
-    if (!locked) {
+    if (!byFile.has(file)) {
       try {
-        locked = lockedPins(file);
+        byFile.set(file, lockedPins(file));
       } catch (error) {
         if (!(error instanceof LockError)) throw error;
         failed(file, error);
-        locked = new Map();
+        byFile.set(file, undefined);
       }
-      byFile.set(file, locked);
     }
+    const locked = byFile.get(file);
+    if (!locked) continue;
     // A label the lock does not record for this URL (a project's entry of another folder of your repository)
     // takes the pin of the URL's first entry there: it is not followed past what that lock reviewed. URLs are
     // compared as the repository they name (sameRepository: `…/team.git`, `git@host:…/team`), as its copy is
@@ -67,7 +64,7 @@ export function pinsFrom(
     const ofRepo = (p: { url: string }) => sameRepository(p.url, url);
     const own = locked.get(label);
     const pin = own && ofRepo(own) ? own : [...locked.values()].find(ofRepo);
-    if (pin) pins.set(label, { ref: pin.ref, commit: pin.commit });
+    pins.set(label, pin ? { pin: { ref: pin.ref, commit: pin.commit } } : own ? { url: own.url } : {});
   }
   return pins;
 }

@@ -10,9 +10,10 @@ import { type ExecHost, execHost } from "../exec/host.ts";
 import { emptyBunConfig } from "../exec/runners.ts";
 import { FrozenGuard } from "../lock/frozen.ts";
 import { covers, type LockTarget, lockPath, lockTargets, ownRepoLabels, pinsRepo } from "../lock/location.ts";
-import { type Pin, pinsFrom } from "../lock/pins.ts";
+import { pinsFrom } from "../lock/pins.ts";
 import { forceRefresh, type RefreshOutcome } from "../refresh/force-refresh.ts";
 import { GitSync } from "../refresh/git/git-sync.ts";
+import type { LockedRepo } from "../refresh/git/git-sync-types.ts";
 import { Refresher, walkLimitsOf } from "../refresh/refresher.ts";
 import { copyRepos } from "../refresh/repo-targets.ts";
 import { createSearch } from "../search/create-search.ts";
@@ -276,7 +277,7 @@ export class Hub implements ToolDeps {
    * config file names is pinned by the user's lock alone, even where a project names it too (ownRepoLabels
    * counts every label of that URL as the user's), so a project's lock never chooses its commit.
    */
-  private repoPins(): Map<string, Pin> {
+  private repoPins(): Map<string, LockedRepo> {
     const pinning = new Map<string, { url: string; file: string }>();
     for (const t of this.git?.targets ?? [])
       pinning.set(t.label, { url: t.spec.url, file: this.repoLockOf(t.label).file });

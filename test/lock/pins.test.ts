@@ -47,9 +47,9 @@ describe("a lock's pin belongs to the repository, however its URL is spelt", () 
         ]),
         noFailure,
       );
-      expect(pins.get("team"), spelt).toEqual({ ref: "v1", commit });
+      expect(pins.get("team"), spelt).toEqual({ pin: { ref: "v1", commit } });
       // Another folder's label, which the lock does not record, is not followed past what it reviewed.
-      expect(pins.get("team-deploy"), spelt).toEqual({ ref: "v1", commit });
+      expect(pins.get("team-deploy"), spelt).toEqual({ pin: { ref: "v1", commit } });
     }
     for (const other of others) {
       const pins = pinsFrom(
@@ -59,8 +59,25 @@ describe("a lock's pin belongs to the repository, however its URL is spelt", () 
         ]),
         noFailure,
       );
-      expect([...pins.keys()], other).toEqual([]);
+      // No pin: the URL the lock records under the label, if any (a frozen sync fetches neither).
+      expect(Object.fromEntries(pins), other).toEqual({ team: { url: team }, "team-2": {} });
     }
+  });
+
+  test("pinsFrom: a repository whose lock is missing or unreadable has no entry; only the unreadable one is told", () => {
+    const dir = tempDir("skillhub-pins-");
+    const corrupt = join(dir, "corrupt.lock");
+    writeFileSync(corrupt, "{ not json");
+    const failed: string[] = [];
+    const pins = pinsFrom(
+      new Map([
+        ["team", { url: team, file: join(dir, LOCKFILE_NAME) }],
+        ["other", { url: team, file: corrupt }],
+      ]),
+      (file) => failed.push(file),
+    );
+    expect(Object.fromEntries(pins)).toEqual({});
+    expect(failed).toEqual([corrupt]);
   });
 
   test("lockedConfigs: a frozen copy's config.yaml digest is the repository's", () => {

@@ -243,7 +243,7 @@ describe("skillhub lock and skillhub verify", () => {
     );
   });
 
-  test("a lock naming another URL for a repository: verify and sync --frozen say to pick one, not to sync it back", async () => {
+  test("a lock naming another URL for a repository: verify says to pick one, sync --frozen fetches neither", async () => {
     const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
     const m = machine();
     const env = { SKILLS_REPO: remote.url };
@@ -251,17 +251,28 @@ describe("skillhub lock and skillhub verify", () => {
     const lock = JSON.parse(readFileSync(m.lock, "utf8"));
     lock.sources.team.url = "https://example.com/someone-else/team.git";
     writeFileSync(m.lock, JSON.stringify(lock, null, 2));
-    const advice =
-      "skillhub.lock names another URL for repository team than the configuration (above), and no sync changes a URL: if the lock's is right, put it back in skillhub.yaml (or ~/.skillhub/config.yaml); if the configuration's is, review that repository, then run `skillhub lock`.\n";
-    for (const argv of [["verify"], ["sync", "--frozen"]]) {
-      const answer = await cli(m, argv, env);
-      expect(answer.code, argv.join(" ")).toBe(1);
-      expect(answer.out, argv.join(" ")).toContain(
-        "changed source team: url https://example.com/someone-else/team.git → ",
-      );
-      expect(answer.out, argv.join(" ")).toEndWith(advice);
-      expect(answer.out, argv.join(" ")).not.toContain("at another commit");
-    }
+    const difference = "changed source team: url https://example.com/someone-else/team.git → ";
+
+    const verified = await cli(m, ["verify"], env);
+    expect(verified.code).toBe(1);
+    expect(verified.out).toContain(difference);
+    expect(verified.out).toEndWith(
+      "skillhub.lock names another URL for repository team than the configuration (above), and a frozen sync fetches only what the lock records: if the lock's is right, put it back in skillhub.yaml (or ~/.skillhub/config.yaml); if the configuration's is, `skillhub sync` fetches it and records it in the lock, for review before the lock is committed.\n",
+    );
+    expect(verified.out).not.toContain("at another commit");
+
+    remote.write("skills/beta/SKILL.md", skillText("beta"));
+    remote.push("beta");
+    const frozen = await cli(m, ["sync", "--frozen"], env);
+    expect(frozen.code).toBe(1);
+    expect(frozen.out).toContain(
+      `FAILED: skillhub.lock records this repository at URL https://example.com/someone-else/team.git, not the configured ${remote.url}, and a frozen sync fetches only what the lock records: nothing was fetched.`,
+    );
+    expect(frozen.out).toContain("(the local copy is still served)");
+    expect(frozen.out).toContain(difference);
+    const fetched = execFileSync("find", [join(m.home, ".skillhub"), "-path", "*/skills/beta"], { encoding: "utf8" });
+    expect(fetched).toBe("");
+    expect(readFileSync(m.lock, "utf8")).toBe(JSON.stringify(lock, null, 2));
   });
 
   test("lock refuses a repository copy with local changes (the next sync discards them); verify says how to restore it", async () => {

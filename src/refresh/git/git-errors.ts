@@ -25,6 +25,8 @@ export type GitErrorCode =
   | "GIT_TOO_LARGE"
   /** Another SkillHub process held the copy's lock too long (reported, never thrown; see git-lock.ts). */
   | "GIT_LOCKED"
+  /** Frozen: the lock records no commit of the configured URL and ref, so nothing was fetched (reported). */
+  | "GIT_NOT_LOCKED"
   | "GIT_FAILED";
 
 /** A git sync failure. Messages never contain a credential (they are built from scrubbed text). */

@@ -10,11 +10,12 @@ export interface GitSyncOptions {
   /** SKILLS_REF / git.ref: pin every repository to this tag or full commit hash instead of following `branch`. */
   ref?: string;
   /**
-   * The lock's commits by source label, read at each sync (skillhub.lock). A
-   * pinned repository (a `ref`) stays at its locked commit, and so does every
-   * repository when `frozen`, until `skillhub sync --update`. Default: none.
+   * What the lock that pins each repository records of it, by source label, read at each sync
+   * (skillhub.lock): a label whose lock is missing or unreadable is absent. A pinned repository (a `ref`)
+   * stays at its locked commit, and so does every repository when `frozen`, until `skillhub sync --update`;
+   * frozen, one its lock records at no commit of its configured URL and ref is not fetched. Default: none.
    */
-  pins?: () => ReadonlyMap<string, { ref: string; commit: string }>;
+  pins?: () => ReadonlyMap<string, LockedRepo>;
   /**
    * The skillhub.lock that pins the copies now (the project's, lock/location.ts): each lock has copies
    * of its own (repo-targets.ts). Default: SkillHub's own lock, whose copies are `<home>/repos/<slug>`.
@@ -51,6 +52,8 @@ export interface GitSyncOptions {
    * checked-out files may take (git-size-limit.ts). Default 0: no limit (fromConfig passes the setting).
    */
   maxRepoBytes?: number;
+  /** The sync that records a repository in the lock, said when frozen keeps one from being fetched. Default: `SKILLHUB_FROZEN=0 skillhub sync`. */
+  lockingSync?: string;
   /** How to try again after a failure, said in its warning. Default: call refresh_skills or run `skillhub sync`. */
   retry?: string;
   /** Progress lines (cloning…, fetching…). Default: logger.debug. */
@@ -60,6 +63,18 @@ export interface GitSyncOptions {
   now?: () => number;
   setInterval?: (fn: () => void, ms: number) => unknown;
   clearInterval?: (handle: unknown) => void;
+}
+
+/** A repository's pin: the commit its lock records for its ref. */
+export interface Pin {
+  ref: string;
+  commit: string;
+}
+
+/** What a lock records of one repository: its pin for the configured URL, else the URL it records under its label. */
+export interface LockedRepo {
+  pin?: Pin;
+  url?: string;
 }
 
 /** One repository's part of a sync. */

@@ -23,8 +23,8 @@ import { type ForeignCopy, foreignCopy } from "./git-origin.ts";
 import { goesBackFrom, head, syncRepo } from "./git-repo.ts";
 import { GitRunner } from "./git-runner.ts";
 import { type RepoState, readState, recordFailure } from "./git-state.ts";
-import type { GitSyncOptions, RepoReport, SyncOutcome } from "./git-sync-types.ts";
-import { type RepoTarget, refOf, type SyncWant, updateCommand } from "./git-target.ts";
+import type { GitSyncOptions, LockedRepo, RepoReport, SyncOutcome } from "./git-sync-types.ts";
+import { namedRef, type RepoTarget, refOf, type SyncWant, updateCommand } from "./git-target.ts";
 import { type CopyVerdict, verifyCopy } from "./git-trust.ts";
 
 /**
@@ -422,6 +422,8 @@ export class GitSync {
         const rested = forced ? this.rested(t, reason) : undefined;
         if (rested) return rested;
         const at = this.lockedBranch(t, pins);
+        const unlocked = this.notLocked(at, pins.get(t.label));
+        if (unlocked) return unsynced(at, unlocked);
         const started = this.now();
         const report = await this.syncOne(at, reason, this.want(at, pins));
         // A failed fetch counts: a host that refuses (its rate limit) is not asked again at once either.
@@ -458,7 +460,7 @@ export class GitSync {
     return outcome;
   }
 
-  private readPins(): ReadonlyMap<string, { ref: string; commit: string }> {
+  private readPins(): ReadonlyMap<string, LockedRepo> {
     try {
       return this.options.pins?.() ?? new Map();
     } catch (error) {
@@ -474,8 +476,8 @@ export class GitSync {
    * config.yaml chooses is known only once its copy is there: on a fresh machine the default branch's tip was
    * fetched (files nobody reviewed, on disk) and the lock's commit, on the other branch, was never reached.
    */
-  private lockedBranch(target: RepoTarget, pins: ReadonlyMap<string, { ref: string; commit: string }>): RepoTarget {
-    const pin = pins.get(target.label);
+  private lockedBranch(target: RepoTarget, pins: ReadonlyMap<string, LockedRepo>): RepoTarget {
+    const pin = pins.get(target.label)?.pin;
     this.lockedBranches.delete(target.label);
     if (!this.options.frozen || !pin || target.ref !== undefined || pin.ref === target.branch) return target;
     if (!BRANCH_NAME.test(pin.ref)) return target;
@@ -486,10 +488,34 @@ export class GitSync {
     return { ...target, branch: pin.ref };
   }
 
+  /**
+   * Frozen, only what a lock records is fetched: a repository its lock (when there is one) records at no
+   * commit of its configured URL and ref is not, and this is why (the error of its report). Security: it
+   * was fetched at its ref's tip, files nobody reviewed on disk, and a frozen sync then only reported the
+   * difference.
+   */
+  private notLocked(target: RepoTarget, locked: LockedRepo | undefined): { code: string; message: string } | undefined {
+    if (!this.options.frozen || !locked || locked.pin?.ref === refOf(target)) return undefined;
+    const sync = `\`${this.options.lockingSync ?? `SKILLHUB_FROZEN=0 ${program()} sync`}\` fetches it and records it in the lock, for review before the lock is committed`;
+    const records = locked.pin
+      ? `records this repository at ref ${locked.pin.ref} (commit ${locked.pin.commit.slice(0, 12)}), not the configured ${namedRef(target)}`
+      : locked.url
+        ? `records this repository at URL ${locked.url}, not the configured ${target.spec.url}`
+        : "does not record this repository";
+    const choice =
+      locked.pin || locked.url
+        ? `If the lock's ${locked.pin ? "ref" : "URL"} is right, put it back in the configuration; if the configuration's is, ${sync}`
+        : capitalised(sync);
+    return {
+      code: "GIT_NOT_LOCKED",
+      message: `skillhub.lock ${records}, and a frozen sync fetches only what the lock records: nothing was fetched. ${choice}`,
+    };
+  }
+
   /** A pinned repository (or any, when frozen) stays at the lock's commit for its ref. */
-  private want(target: RepoTarget, pins: ReadonlyMap<string, { ref: string; commit: string }>): SyncWant {
+  private want(target: RepoTarget, pins: ReadonlyMap<string, LockedRepo>): SyncWant {
     const updating = this.options.update?.(target.label) === true;
-    const pin = updating ? undefined : pins.get(target.label);
+    const pin = updating ? undefined : pins.get(target.label)?.pin;
     const held = pin && pin.ref === refOf(target) && (this.options.frozen || target.ref !== undefined);
     // Security: with signed commits, a followed branch never goes back past what the lock says was reviewed.
     const after = pin && pin.ref === refOf(target) && !held && this.options.allowedSigners ? pin.commit : undefined;
@@ -509,19 +535,7 @@ export class GitSync {
     this.options.logger.debug(
       `repo ${target.label}: not fetched (${reason}): fetched ${rest.fetched_seconds_ago} s ago, next in ${rest.next_fetch_in_seconds} s.`,
     );
-    return {
-      name: target.label,
-      url: target.spec.url,
-      dir: target.dir,
-      success: !error,
-      changed: false,
-      commit_hash: readState(target.dir)?.commit ?? null,
-      files_changed: 0,
-      served: false,
-      rested: rest,
-      ...(error ? { error } : {}),
-      warnings: [],
-    };
+    return { ...unsynced(target, error), rested: rest };
   }
 
   private async syncOne(target: RepoTarget, reason: string, want: SyncWant): Promise<RepoReport> {
@@ -539,16 +553,7 @@ export class GitSync {
       if (!lock.release) {
         const message = `another SkillHub${lock.heldBy ? ` (pid ${lock.heldBy})` : ""} is syncing ${target.dir}; skipped this time: call refresh_skills again in a moment.`;
         log.info(`repo ${target.label}: ${message}`);
-        return {
-          ...base,
-          success: false,
-          changed: false,
-          commit_hash: readState(target.dir)?.commit ?? null,
-          files_changed: 0,
-          served: false,
-          error: { code: "GIT_LOCKED", message },
-          warnings: [],
-        };
+        return unsynced(target, { code: "GIT_LOCKED", message });
       }
       const result = await syncRepo(
         target,
@@ -621,9 +626,11 @@ export class GitSync {
     const verdict = this.refusal(target);
     // A refused commit stays refused, whatever the retry: only a lock that moves (`sync --update`) helps.
     const refused = error.code === "GIT_COMMIT_NOT_IN_REF" || error.code === "GIT_HISTORY_REWRITTEN";
+    // Not fetched, frozen, because the lock records none of it: its message says what to do instead.
+    const unlocked = error.code === "GIT_NOT_LOCKED";
     const serving = !copy
-      ? refused
-        ? "No copy is made, so this repository's skills are unavailable until the lock names a commit the branch or tag reaches"
+      ? refused || unlocked
+        ? `No copy is made, so this repository's skills are unavailable${refused ? " until the lock names a commit the branch or tag reaches" : ""}`
         : "There is no local copy yet, so this repository's skills are unavailable until a sync succeeds"
       : this.served(target)
         ? `Serving the local copy${state ? ` from ${state.last_sync} (commit ${state.commit.slice(0, 7)})` : ""}`
@@ -639,7 +646,9 @@ export class GitSync {
     // A refused commit's message already says what the copy serves (git-repo.ts's keepVerified), or that
     // no copy was made.
     const said = error.code === "GIT_HISTORY_REWRITTEN" || (copy && error.code === "GIT_SIGNATURE_INVALID");
-    const line = `repo ${target.label}: ${error.message}${said ? "" : ` ${serving};`} ${said ? capitalised(next) : next}.`;
+    const line = unlocked
+      ? `repo ${target.label}: ${error.message}. ${serving}.`
+      : `repo ${target.label}: ${error.message}${said ? "" : ` ${serving};`} ${said ? capitalised(next) : next}.`;
     const auth =
       error.code === "GIT_AUTH_FAILED" ||
       error.code === "GIT_BRANCH_NOT_FOUND" ||
@@ -648,10 +657,27 @@ export class GitSync {
       error.code === "GIT_COMMIT_NOT_IN_REF" ||
       error.code === "GIT_SIGNATURE_INVALID" ||
       error.code === "GIT_HISTORY_REWRITTEN" ||
-      error.code === "GIT_TOO_LARGE";
+      error.code === "GIT_TOO_LARGE" ||
+      unlocked;
     this.options.logger[
       this.failing.has(target.label) && reason === "timer" && !auth ? "debug" : auth ? "error" : "warn"
     ](line);
     this.failing.add(target.label);
   }
+}
+
+/** The report of a repository this sync did not fetch (`error`: why, when that is a failure): its copy as it was. */
+function unsynced(target: RepoTarget, error?: { code: string; message: string }): RepoReport {
+  return {
+    name: target.label,
+    url: target.spec.url,
+    dir: target.dir,
+    success: !error,
+    changed: false,
+    commit_hash: readState(target.dir)?.commit ?? null,
+    files_changed: 0,
+    served: false,
+    ...(error ? { error } : {}),
+    warnings: [],
+  };
 }

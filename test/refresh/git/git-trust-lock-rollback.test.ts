@@ -231,7 +231,7 @@ describe("with allowed signers, a lock does not take a repository back behind wh
       lockFile: () => lock,
       allowedSigners: env.SKILLHUB_ALLOWED_SIGNERS,
       frozen: true,
-      pins: () => new Map([["team2", { ref: "main", commit: fixed }]]),
+      pins: () => new Map([["team2", { pin: { ref: "main", commit: fixed } }]]),
       logger: createMemoryLogger(),
       intervalMs: 0,
       runner: { env: GIT_ENV },
