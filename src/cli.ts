@@ -7,7 +7,7 @@ import { loadSettings } from "./commands/load-settings.ts";
 import { type Command, commandOptionNames, namedCommand, type ParsedArgs, parseCommandLine } from "./config/args.ts";
 import type { Config } from "./config/schema.ts";
 import { SK_DEFAULT_ROOT } from "./tools/support/sk-summary.ts";
-import { ConfigError, errnoCode, errorMessage } from "./util/errors.ts";
+import { ConfigError, errnoCode, errorMessage, SkillHubError } from "./util/errors.ts";
 import { namedFolderWarnings } from "./util/folder-check.ts";
 import { createLogger } from "./util/logger.ts";
 import { program } from "./util/program-name.ts";
@@ -330,7 +330,8 @@ export async function run(
     };
     return await command(ctx);
   } catch (error) {
-    if (error instanceof ConfigError) {
+    // A configuration or lock that stops a command: its message says which file and what to do.
+    if (error instanceof ConfigError || (error instanceof SkillHubError && error.code.startsWith("LOCK_"))) {
       io.err(`skillhub: ${error.message}\n`);
       return 2;
     }

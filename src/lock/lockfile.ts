@@ -1,3 +1,4 @@
+import { lstatSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { z } from "zod";
 import { compareText, SHA256 } from "../catalog/digests.ts";
@@ -260,7 +261,8 @@ export function readLockfile(file: string): Lockfile {
     timeBudgetMs: 10_000,
   });
   if (read.ok) return parseLockfile(read.text, file);
-  if (read.code === "FILE_NOT_FOUND")
+  if (isFolder(file)) throw folderInstead(file);
+  if (read.code === "FILE_NOT_FOUND" && !exists(file))
     throw new LockError(
       "LOCK_MISSING",
       `no lock at ${file}; run \`skillhub sync\` to write one (\`skillhub lock\` records only what is fetched already).`,
@@ -279,7 +281,33 @@ export function formatLockfile(lock: Lockfile): string {
 
 /** Write the lock atomically (temporary file + rename): a reader never sees half a lock. */
 export function writeLockfile(file: string, lock: Lockfile): void {
+  if (isFolder(file)) throw folderInstead(file);
   writeAtomicSync(file, [formatLockfile(lock)]);
+}
+
+/** A folder where the lock goes: no lock can be read there, nor written until it is gone. */
+function folderInstead(file: string): LockError {
+  return new LockError(
+    "LOCK_UNREADABLE",
+    `${file} is a folder, not a lock: move it away, then run \`skillhub lock\` to write the lock there.`,
+  );
+}
+
+function isFolder(file: string): boolean {
+  try {
+    return lstatSync(file).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function exists(file: string): boolean {
+  try {
+    lstatSync(file);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function sortKeys(value: unknown): unknown {

@@ -77,6 +77,27 @@ describe("a frozen sync fetches only what skillhub.lock records", () => {
     expect(onDisk(m, "unreviewed")).toBe(false);
   }, 120_000);
 
+  test("a lock pinning a tag, where no ref is configured: the tag is named, to pin", async () => {
+    const team = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed.") });
+    git(["tag", "v1"], team.work);
+    git(["push", "--quiet", "origin", "v1"], team.work);
+    const v1 = git(["rev-parse", "HEAD"], team.work);
+    team.write("skills/unreviewed/SKILL.md", UNREVIEWED);
+    team.push("unreviewed");
+    const m = machine();
+    expect((await cli(m, ["sync"], { SKILLS_REPO: team.url, SKILLS_REF: "v1" })).code).toBe(0);
+
+    const frozen = await cli(m, ["sync", "--frozen"], { SKILLS_REPO: team.url });
+    expect(frozen.code).toBe(1);
+    expect(frozen.out).toContain(
+      `FAILED: 'v1' is a tag of ${team.url}, not a branch: pin it with SKILLS_REF=v1 (or \`ref: v1\` in its entry). (the local copy is still served)\n`,
+    );
+    const [copy] = copies(m);
+    expect(git(["rev-parse", "HEAD"], join(m.home, ".skillhub", "repos", copy as string))).toBe(v1);
+    expect(onDisk(m, "unreviewed")).toBe(false);
+    expect((await cli(m, ["sync", "--frozen"], { SKILLS_REPO: team.url, SKILLS_REF: "v1" })).code).toBe(0);
+  }, 120_000);
+
   test("a configured repository the lock does not record is not cloned; the locked ones still sync", async () => {
     const team = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed.") });
     const other = remoteRepo("other", { "skills/unreviewed/SKILL.md": UNREVIEWED });

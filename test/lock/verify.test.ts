@@ -17,16 +17,6 @@ function copyOf(m: Machine): string {
 }
 
 describe("skillhub lock and skillhub verify", () => {
-  test("a skillhub.lock that is a folder (a cloned project may ship one): lock fails, exit 1, saying why", async () => {
-    const m = machine();
-    writeSkill(m.skills, "pdf");
-    mkdirSync(m.lock);
-    const locked = await cli(m, ["lock"]);
-    expect(locked.code).toBe(1);
-    expect(locked.err).toStartWith("skillhub: unexpected error: ");
-    expect(locked.err).toContain("EISDIR");
-  });
-
   test("lock records every served skill with digests; verify passes, then names every tampered file", async () => {
     const m = machine();
     writeSkill(m.skills, "pdf");
@@ -466,7 +456,7 @@ describe("skillhub lock and skillhub verify", () => {
     expect(result.code).toBe(0);
   });
 
-  test("a missing or corrupt lock: verify exits 2 with a clear message, never a stack trace", async () => {
+  test("a missing or corrupt lock, or a folder in its place: verify exits 2 with a clear message, never a stack trace", async () => {
     const m = machine();
     writeSkill(m.skills, "pdf");
     // Only local skills: nothing to fetch, so the lock is written by `skillhub lock`.
@@ -492,6 +482,22 @@ describe("skillhub lock and skillhub verify", () => {
       expect(sync.code).toBe(2);
       expect(sync.err).toContain("is not");
     }
+
+    // A folder in the lock's place is no missing lock: nothing is written over it, nothing crashes.
+    rmSync(m.lock);
+    mkdirSync(m.lock);
+    const folder = `skillhub: ${m.lock} is a folder, not a lock: move it away, then run \`skillhub lock\` to write the lock there.\n`;
+    for (const argv of [["verify"], ["lock"], ["sync"], ["sync", "--frozen"]]) {
+      const result = await cli(m, argv);
+      expect({ argv, code: result.code, err: result.err }).toEqual({ argv, code: 2, err: folder });
+    }
+    expect(JSON.parse((await cli(m, ["verify", "--json"])).out).error.code).toBe("LOCK_UNREADABLE");
+    const doctor = await cli(m, ["doctor", "--frozen"]);
+    expect(doctor.code).toBe(1);
+    expect(doctor.out).toContain(
+      `${m.lock} (project): not valid; refuses 1 skill\n    ${folder.slice("skillhub: ".length)}`,
+    );
+    expect(readdirSync(m.lock)).toEqual([]);
   });
 
   test("sync writes the lock when there is none; after that, a folder's changes wait for review", async () => {

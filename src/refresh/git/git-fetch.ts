@@ -429,8 +429,8 @@ function failure(target: RepoTarget, ctx: SyncContext, out: GitOutput, ref: stri
 
 /**
  * A missing branch, said with the branch the repository does have by default (many still call it
- * `master`), else the ones it has, so the fix is one setting; a repository with no branch at all is
- * empty, which no setting fixes. One `git ls-remote`; undefined when that says nothing better.
+ * `master`), else the ones it has, so the fix is one setting (a tag named as the branch: pin it instead); a
+ * repository with no branch at all is empty, which no setting fixes. One `git ls-remote`; undefined when that says nothing better.
  */
 async function withDefaultBranch(
   error: GitError,
@@ -454,6 +454,13 @@ async function withDefaultBranch(
       .slice(0, 5)
       .map((name) => `'${name}'`)
       .join(", ");
+  // A tag given as the branch (SKILLS_BRANCH, or a frozen sync taking a pinned lock's ref for one).
+  if (!branches.includes(target.branch) && tags.includes(target.branch))
+    return new GitError(
+      "GIT_BRANCH_NOT_FOUND",
+      `'${target.branch}' is a tag of ${target.spec.url}, not a branch: pin it with SKILLS_REF=${target.branch} (or \`ref: ${target.branch}\` in its entry).`,
+      { details: { ...error.details, tag: target.branch } },
+    );
   if (branches.length === 0 && tags.length > 0)
     return new GitError(
       "GIT_BRANCH_NOT_FOUND",

@@ -334,6 +334,15 @@ describe("git sync", () => {
     );
     const fixed = await session(remote.url, { env: { SKILLS_BRANCH: "master" } });
     expect(fixed.hub.catalog.get("tool")?.source).toBe("older");
+
+    // A tag named as the branch is said to be one, to pin.
+    git(["tag", "v1"], remote.work);
+    git(["push", "--quiet", "origin", "v1"], remote.work);
+    const tag = await (await session(remote.url, { env: { SKILLS_BRANCH: "v1" } })).call("refresh_skills");
+    expect(tag.structuredContent).toMatchObject({ success: false, error: { code: "GIT_BRANCH_NOT_FOUND" } });
+    expect(textOf(tag)).toContain(
+      `'v1' is a tag of ${remote.url}, not a branch: pin it with SKILLS_REF=v1 (or \`ref: v1\` in its entry).`,
+    );
   });
 
   test("an empty repository is said to be empty; one whose HEAD names no branch lists the branches it has", async () => {
