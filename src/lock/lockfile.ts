@@ -1,4 +1,3 @@
-import { lstatSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { z } from "zod";
 import { compareText, SHA256 } from "../catalog/digests.ts";
@@ -8,6 +7,7 @@ import { readConfinedText } from "../util/confined-read.ts";
 import { errorMessage, SkillHubError } from "../util/errors.ts";
 import { once } from "../util/once.ts";
 import { shownArg, shownText } from "../util/shown-arg.ts";
+import { statOf } from "../util/stat.ts";
 
 /**
  * skillhub.lock: what was reviewed. JSON with sorted keys and two-space
@@ -261,8 +261,9 @@ export function readLockfile(file: string): Lockfile {
     timeBudgetMs: 10_000,
   });
   if (read.ok) return parseLockfile(read.text, file);
-  if (isFolder(file)) throw folderInstead(file);
-  if (read.code === "FILE_NOT_FOUND" && !exists(file))
+  const stat = statOf(file);
+  if (stat?.isDirectory()) throw folderInstead(file);
+  if (read.code === "FILE_NOT_FOUND" && !stat)
     throw new LockError(
       "LOCK_MISSING",
       `no lock at ${file}; run \`skillhub sync\` to write one (\`skillhub lock\` records only what is fetched already).`,
@@ -281,7 +282,7 @@ export function formatLockfile(lock: Lockfile): string {
 
 /** Write the lock atomically (temporary file + rename): a reader never sees half a lock. */
 export function writeLockfile(file: string, lock: Lockfile): void {
-  if (isFolder(file)) throw folderInstead(file);
+  if (statOf(file)?.isDirectory()) throw folderInstead(file);
   writeAtomicSync(file, [formatLockfile(lock)]);
 }
 
@@ -291,23 +292,6 @@ function folderInstead(file: string): LockError {
     "LOCK_UNREADABLE",
     `${file} is a folder, not a lock: move it away, then run \`skillhub lock\` to write the lock there.`,
   );
-}
-
-function isFolder(file: string): boolean {
-  try {
-    return lstatSync(file).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-function exists(file: string): boolean {
-  try {
-    lstatSync(file);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function sortKeys(value: unknown): unknown {

@@ -21,6 +21,17 @@ function onDisk(m: Machine, skill: string): boolean {
 
 const UNREVIEWED = skillText("unreviewed", "Nobody reviewed this skill.");
 
+/** A repository whose tag v1 (commit `v1`) holds a reviewed skill, and whose branch goes on to an unreviewed one. */
+function taggedTeam() {
+  const team = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed.") });
+  git(["tag", "v1"], team.work);
+  git(["push", "--quiet", "origin", "v1"], team.work);
+  const v1 = git(["rev-parse", "HEAD"], team.work);
+  team.write("skills/unreviewed/SKILL.md", UNREVIEWED);
+  team.push("unreviewed");
+  return { team, v1 };
+}
+
 describe("a frozen sync fetches only what skillhub.lock records", () => {
   test("a repository configured at another URL than the lock's is not fetched: the lock's copy stays", async () => {
     const reviewed = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed.") });
@@ -54,12 +65,7 @@ describe("a frozen sync fetches only what skillhub.lock records", () => {
   }, 120_000);
 
   test("a repository configured at another tag than the lock's stays at the locked commit", async () => {
-    const team = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed.") });
-    git(["tag", "v1"], team.work);
-    git(["push", "--quiet", "origin", "v1"], team.work);
-    const v1 = git(["rev-parse", "HEAD"], team.work);
-    team.write("skills/unreviewed/SKILL.md", UNREVIEWED);
-    team.push("unreviewed");
+    const { team, v1 } = taggedTeam();
     git(["tag", "v2"], team.work);
     git(["push", "--quiet", "origin", "v2"], team.work);
     const m = machine();
@@ -78,12 +84,7 @@ describe("a frozen sync fetches only what skillhub.lock records", () => {
   }, 120_000);
 
   test("a lock pinning a tag, where no ref is configured: the tag is named, to pin", async () => {
-    const team = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed.") });
-    git(["tag", "v1"], team.work);
-    git(["push", "--quiet", "origin", "v1"], team.work);
-    const v1 = git(["rev-parse", "HEAD"], team.work);
-    team.write("skills/unreviewed/SKILL.md", UNREVIEWED);
-    team.push("unreviewed");
+    const { team, v1 } = taggedTeam();
     const m = machine();
     expect((await cli(m, ["sync"], { SKILLS_REPO: team.url, SKILLS_REF: "v1" })).code).toBe(0);
 
