@@ -25,15 +25,22 @@ export function acceptOrRestoreFiles(): string {
 }
 
 /**
- * A lock naming another URL for a repository than the configuration does (an edit to either, or a lock
- * written elsewhere): a frozen sync fetches neither, so the user picks which one is right. Undefined when
- * no change is a URL's.
+ * A lock naming another URL or ref for a repository than the configuration does (an edit to either, a lock
+ * written elsewhere, or another spelling of the same repository's URL): the user picks which one is right,
+ * and a plain sync fetches and records the configuration's. Undefined when no change is a URL's or a ref's.
  */
-export function otherUrlAdvice(changes: readonly LockChange[]): string | undefined {
-  const labels = changes.filter((c) => c.subject === "source" && c.fields?.includes("url")).map((c) => c.id);
-  if (labels.length === 0) return undefined;
-  const one = labels.length === 1;
-  return `skillhub.lock names another URL for ${one ? "repository" : "repositories"} ${labels.join(", ")} than the configuration (above), and a frozen sync fetches only what the lock records: if the lock's is right, put it back in skillhub.yaml (or ~/.skillhub/config.yaml); if the configuration's is, \`${program()} sync\` fetches it and records it in the lock, for review before the lock is committed.`;
+export function otherSourceAdvice(changes: readonly LockChange[]): string | undefined {
+  const reconfigured = reconfiguredSources(changes);
+  if (reconfigured.length === 0) return undefined;
+  const fields = new Set(reconfigured.flatMap((c) => c.fields?.filter((f) => f === "url" || f === "ref") ?? []));
+  const what = [...fields].map((f) => (f === "url" ? "URL" : "ref")).join(" or ");
+  const labels = reconfigured.map((c) => c.id);
+  return `skillhub.lock names another ${what} for ${labels.length === 1 ? "repository" : "repositories"} ${labels.join(", ")} than the configuration (above): if the lock's is right, put it back in skillhub.yaml (or ~/.skillhub/config.yaml); if the configuration's is, \`${program()} sync\` fetches it and records it in the lock, for review before the lock is committed.`;
+}
+
+/** The sources configured at another URL or ref than the lock records. */
+export function reconfiguredSources(changes: readonly LockChange[]): LockChange[] {
+  return changes.filter((c) => c.subject === "source" && c.fields?.some((f) => f === "url" || f === "ref"));
 }
 
 /**

@@ -111,6 +111,16 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
       for (const line of back) ctx.err(`skillhub lock: ${line}; no lock was written.\n`);
       return 1;
     }
+    // A copy fetched for another ref than the configured one holds that ref's commit, which the lock would
+    // record as the configured ref's: a plain sync fetches the configured ref and records it.
+    const refetch = targets.flatMap((t) => heads(t).filter((h) => h.fetchedFor));
+    if (refetch.length > 0) {
+      for (const h of refetch)
+        ctx.err(
+          `skillhub lock: repository ${h.label}'s copy was fetched for ${h.fetchedFor}, not the configured ${h.ref}, so no lock was written; run \`${program()} sync\` to fetch ${h.ref} and record it in the lock, for review before the lock is committed.\n`,
+        );
+      return 1;
+    }
     // A lock of edited files would record bytes no commit holds: the next sync discards them, and a
     // teammate's copy of the same commit would never verify.
     const edited = targets.flatMap((t) => heads(t).filter((h) => h.edited));

@@ -9,7 +9,7 @@ import { program } from "../util/program-name.ts";
 import { shellWords } from "../util/shell-words.ts";
 import { type CommandRun, oneShotHub } from "./context.ts";
 import { lockedCommits } from "./fetch-advice.ts";
-import { acceptOrRestoreFiles, leftAsTheyWere, missingLockAdvice } from "./lock-advice.ts";
+import { acceptOrRestoreFiles, leftAsTheyWere, missingLockAdvice, otherSourceAdvice } from "./lock-advice.ts";
 import { changeLines, currentLocks, hasEntries, lockChanges, type TargetLock } from "./lock-state.ts";
 
 /**
@@ -124,8 +124,9 @@ export const runSync: CommandRun = async (ctx) => {
     if (!frozen && outcome.success && reports.every((r) => !r.before && !r.report.written))
       ctx.out("No lock written: nothing to record (no skill is served and no repository is configured).\n");
     // After a failed fetch the differences may be the failure's: its line says what to do instead.
-    // Every repository is at its locked commit now: what differs is a folder's files.
-    if (differs && outcome.success) ctx.out(`${acceptOrRestoreFiles()}\n`);
+    // Every repository is at its locked commit now: what differs is a folder's files, or a URL spelt otherwise.
+    if (differs && outcome.success)
+      ctx.out(`${otherSourceAdvice(reports.flatMap((r) => r.report.changes)) ?? acceptOrRestoreFiles()}\n`);
     return outcome.success && !differs ? 0 : 1;
   } finally {
     hub.close();
@@ -158,7 +159,7 @@ function printOutcome(ctx: Parameters<CommandRun>[0], hub: Hub, outcome: Refresh
   for (const r of outcome.repos) {
     const commit = (r.commit_hash ?? "-").slice(0, 7).padEnd(7);
     const state = r.error
-      ? `FAILED: ${r.error.message}${failedCopy(r, frozen ? locked.get(r.name) : undefined)}${frozen ? frozenRefusal(r, sync) : lockedInstead(r, locked)}`
+      ? `FAILED: ${r.error.message}${failedCopy(r, frozen, frozen ? locked.get(r.name) : undefined)}${frozen ? frozenRefusal(r, sync) : lockedInstead(r, locked)}`
       : (frozen || r.ref_commit) && r.commit_hash && locked.get(r.name) === r.commit_hash
         ? atLockedCommit(r, targets.get(r.name), sync)
         : r.cloned
@@ -252,12 +253,15 @@ function plainSync(ctx: Parameters<CommandRun>[0]): string {
 /**
  * What a failed repository's copy serves now, unless its message says it (a commit trust.allowed_signers
  * refused: git-repo.ts's keepVerified). Frozen (`locked`: the commit the lock records), a copy at another
- * commit serves only the skills whose files the lock records as they are.
+ * commit serves only the skills whose files the lock records as they are, and one the lock records no
+ * commit of serves none.
  */
-function failedCopy(r: RepoReport, locked?: string): string {
+function failedCopy(r: RepoReport, frozen: boolean, locked?: string): string {
   if (!r.commit_hash || r.error?.code === "GIT_SIGNATURE_INVALID" || r.error?.code === "GIT_HISTORY_REWRITTEN")
     return "";
   if (!r.served) return ` (the local copy is not served: see \`${program()} doctor\`)`;
+  if (frozen && !locked)
+    return " (a frozen server serves none of the local copy's skills: skillhub.lock records no commit of it)";
   if (!locked || locked === r.commit_hash) return " (the local copy is still served)";
   return ` (the local copy is at commit ${r.commit_hash.slice(0, 12)}, not the lock's ${locked.slice(0, 12)}: a frozen server serves only its skills that match skillhub.lock)`;
 }

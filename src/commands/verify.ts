@@ -11,7 +11,8 @@ import {
   acceptOrRestoreFiles,
   localChangesNote,
   missingLockAdvice,
-  otherUrlAdvice,
+  otherSourceAdvice,
+  reconfiguredSources,
   uncheckedNote,
 } from "./lock-advice.ts";
 import {
@@ -121,7 +122,9 @@ export const runVerify: CommandRun = async (ctx) => {
     if (unpinned) ctx.out(`${unpinned}\n`);
     // A fresh clone of the project: its repositories are not fetched yet, so every one of their skills reads
     // as removed. Fetching the locked commits comes first; accepting the differences would drop them.
-    const unsynced = (hub.git?.status() ?? []).filter((r) => !r.state).map((r) => r.name);
+    // One configured at another URL or ref than the lock's is not fetched so: nextStep says what to choose.
+    const reconfigured = new Set(reconfiguredSources(changes).map((c) => c.id));
+    const unsynced = (hub.git?.status() ?? []).filter((r) => !r.state && !reconfigured.has(r.name)).map((r) => r.name);
     if (unsynced.length > 0) {
       ctx.out(
         `${unsynced.length === 1 ? "Repository" : "Repositories"} ${unsynced.join(", ")} ${unsynced.length === 1 ? "has" : "have"} no local copy on this machine yet: ${fetchAdvice(hub, unsynced[0] as string)}, then \`${program()} verify\` again.\n`,
@@ -174,8 +177,8 @@ function nextStep(hub: Hub, changes: LockChange[]): string {
           `Repository ${r.name} is not served here: ${r.foreign_origin ? `its copy in ${r.dir} is another repository's` : "trust.allowed_signers refuses its copy"} (above), and \`${program()} lock\` records no such copy. ${restore(r.fix ?? "")}; then run \`${program()} verify\` again.`,
       )
       .join("\n");
-  const otherUrl = otherUrlAdvice(changes);
-  if (otherUrl) return otherUrl;
+  const otherSource = otherSourceAdvice(changes);
+  if (otherSource) return otherSource;
   const labels = new Set(repos.map((r) => r.name));
   const ofRepo = (c: LockChange) => labels.has(c.subject === "source" ? c.id : c.id.slice(0, c.id.indexOf(":")));
   const moved = changes.filter((c) => c.subject === "source" && c.kind === "changed" && labels.has(c.id));

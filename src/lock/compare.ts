@@ -1,4 +1,5 @@
 import { compareText, LOCKED_ENTRIES_MAX } from "../catalog/digests.ts";
+import { sameRepository } from "../refresh/git/git-url.ts";
 import { program } from "../util/program-name.ts";
 import { shownText } from "../util/shown-arg.ts";
 import { scrubUrlCredentials } from "../util/url-credentials.ts";
@@ -30,7 +31,8 @@ type SourceField = "url" | "ref" | "commit" | "config";
 export interface CompareContext {
   /**
    * The git sources' checkouts: a repository without a copy explains its removed source, or is a difference
-   * of its own when its configured URL or ref is not the lock's, or the lock does not record it.
+   * of its own when it is configured at another repository's URL than the lock's, or the lock does not
+   * record it.
    */
   heads?: readonly GitHead[];
   /** The repositories another lock pins now (label → that lock's file): removed from this one, saying which. */
@@ -106,16 +108,15 @@ export function compareLocks(lock: Lockfile, now: Lockfile, context: CompareCont
     const after = entryOf(now.sources, label);
     const head = missing.get(label);
     if (before && !after) {
-      // A copy of another URL or ref than the lock's is one a frozen sync does not fetch: that is the difference.
-      const other =
-        head && !elsewhere.has(label) ? sourceFields(before, { ...head, commit: before.commit }) : undefined;
-      if (other && other.fields.length > 0)
+      // Configured at another repository's URL than the lock's, which a frozen sync does not fetch: that is
+      // the difference. (Its ref is known only once a copy is there: its config.yaml may choose the branch.)
+      if (head && !elsewhere.has(label) && !sameRepository(before.url, head.url))
         changes.push({
           kind: "changed",
           subject: "source",
           id: label,
-          detail: `${other.what.join(", ")} (no local copy)`,
-          fields: other.fields,
+          detail: `url ${shown(before.url)} → ${shown(head.url)} (no local copy)`,
+          fields: ["url"],
         });
       else
         changes.push({

@@ -311,6 +311,8 @@ export interface GitHead {
   commit: string | null;
   /** trust.allowed_signers: why the copy on disk is not served (its commit is then null). */
   notServed?: string;
+  /** The ref the copy was last synced to, when it is not `ref` (configured since): its commit is that ref's. */
+  fetchedFor?: string;
   /** The digest of the copy's `config.yaml` (the repository's settings), when it has one. */
   config?: string;
   /** Files changed in the copy's work tree since its checkout, which the next sync discards. */

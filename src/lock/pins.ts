@@ -29,33 +29,36 @@ function lockedPins(file: string): Map<string, Pin & { url: string }> | undefine
 
 /**
  * What the lock that pins each repository records of it, by source label: `pinning` maps a label to its
- * repository's URL (as SkillHub shows it) and that lock's file. A label whose lock is missing is absent, and
- * so is one whose lock cannot be read (`failed` is told why, and the sync follows their refs); the other
- * locks' keep theirs.
+ * repository's URL (as SkillHub shows it) and that lock's file. A label whose lock is missing or cannot be
+ * read (`failed` is told why) has no pin, only why (`noLock`): a sync follows its refs, a frozen one
+ * fetches nothing of it. The other locks' keep theirs.
  *
  * Security: a label is looked up in its own lock only, so a project's lock that records a repository of
  * the user's own configuration (a cloned project's, or one written by an earlier SkillHub) pins nothing;
  * and only for the URL configured now, so an entry of the same label for another URL pins nothing either
- * (its `url` is told: frozen, such a repository is not fetched).
+ * (its `url` is told, unless another label configures that URL: frozen, neither is fetched).
  */
 export function pinsFrom(
   pinning: ReadonlyMap<string, { url: string; file: string }>,
   failed: (file: string, error: LockError) => void,
 ): Map<string, LockedRepo> {
-  const byFile = new Map<string, Map<string, Pin & { url: string }> | undefined>();
+  const byFile = new Map<string, Map<string, Pin & { url: string }> | NonNullable<LockedRepo["noLock"]>>();
   const pins = new Map<string, LockedRepo>();
   for (const [label, { url, file }] of pinning) {
     if (!byFile.has(file)) {
       try {
-        byFile.set(file, lockedPins(file));
+        byFile.set(file, lockedPins(file) ?? { why: `there is no skillhub.lock at ${file}`, missing: true });
       } catch (error) {
         if (!(error instanceof LockError)) throw error;
         failed(file, error);
-        byFile.set(file, undefined);
+        byFile.set(file, { why: error.message.replace(/\.$/, "") });
       }
     }
     const locked = byFile.get(file);
-    if (!locked) continue;
+    if (!(locked instanceof Map)) {
+      if (locked) pins.set(label, { noLock: locked });
+      continue;
+    }
     // A label the lock does not record for this URL (a project's entry of another folder of your repository)
     // takes the pin of the URL's first entry there: it is not followed past what that lock reviewed. URLs are
     // compared as the repository they name (sameRepository: `…/team.git`, `git@host:…/team`), as its copy is
@@ -64,7 +67,9 @@ export function pinsFrom(
     const ofRepo = (p: { url: string }) => sameRepository(p.url, url);
     const own = locked.get(label);
     const pin = own && ofRepo(own) ? own : [...locked.values()].find(ofRepo);
-    pins.set(label, pin ? { pin: { ref: pin.ref, commit: pin.commit } } : own ? { url: own.url } : {});
+    // The label's entry of a URL configured under another label now: this one is new to the lock.
+    const moved = own && [...pinning.values()].some((p) => sameRepository(p.url, own.url));
+    pins.set(label, pin ? { pin: { ref: pin.ref, commit: pin.commit } } : own && !moved ? { url: own.url } : {});
   }
   return pins;
 }

@@ -281,10 +281,11 @@ export class Hub implements ToolDeps {
     const pinning = new Map<string, { url: string; file: string }>();
     for (const t of this.git?.targets ?? [])
       pinning.set(t.label, { url: t.spec.url, file: this.repoLockOf(t.label).file });
+    const then = this.config.lock.frozen
+      ? "frozen, nothing of its repositories is fetched"
+      : "its repositories follow their refs";
     return pinsFrom(pinning, (file, error) =>
-      this.logger.warn(
-        `git sync: the commits ${file} records cannot be used (${error.message}); its repositories follow their refs.`,
-      ),
+      this.logger.warn(`git sync: the commits ${file} records cannot be used (${error.message}); ${then}.`),
     );
   }
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTemp } from "../helpers/fs.ts";
 import { git, remoteRepo, skillText } from "../helpers/git.ts";
@@ -51,6 +51,10 @@ describe("a frozen sync fetches only what skillhub.lock records", () => {
     expect(copies(m)).toEqual(before);
     expect(onDisk(m, "unreviewed")).toBe(false);
     expect(readFileSync(m.lock, "utf8")).toBe(locked);
+    const verified = await cli(m, ["verify"], { SKILLS_REPO: other.url });
+    expect(verified.out).toEndWith(
+      "skillhub.lock names another URL for repository team than the configuration (above): if the lock's is right, put it back in skillhub.yaml (or ~/.skillhub/config.yaml); if the configuration's is, `skillhub sync` fetches it and records it in the lock, for review before the lock is committed.\n",
+    );
 
     // A frozen server says the same to the agent that asks for a refresh, and serves nothing of it.
     const s = await repoServerOn(m, { SKILLS_REPO: other.url, SKILLHUB_FROZEN: "1" });
@@ -81,6 +85,24 @@ describe("a frozen sync fetches only what skillhub.lock records", () => {
     const [copy] = copies(m);
     expect(git(["rev-parse", "HEAD"], join(m.home, ".skillhub", "repos", copy as string))).toBe(v1);
     expect(onDisk(m, "unreviewed")).toBe(false);
+
+    // verify says to choose a ref; `skillhub lock` would record v1's commit as v2's, and refuses.
+    const v2env = { SKILLS_REPO: team.url, SKILLS_REF: "v2" };
+    const verified = await cli(m, ["verify"], v2env);
+    expect(verified.code).toBe(1);
+    expect(verified.out).toEndWith(
+      "skillhub.lock names another ref for repository team than the configuration (above): if the lock's is right, put it back in skillhub.yaml (or ~/.skillhub/config.yaml); if the configuration's is, `skillhub sync` fetches it and records it in the lock, for review before the lock is committed.\n",
+    );
+    const locked = readFileSync(m.lock, "utf8");
+    const refused = await cli(m, ["lock"], v2env);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toBe(
+      "skillhub lock: repository team's copy was fetched for v1, not the configured v2, so no lock was written; run `skillhub sync` to fetch v2 and record it in the lock, for review before the lock is committed.\n",
+    );
+    expect(readFileSync(m.lock, "utf8")).toBe(locked);
+    expect((await cli(m, ["sync"], v2env)).code).toBe(0);
+    expect(JSON.parse(readFileSync(m.lock, "utf8")).sources.team.ref).toBe("v2");
+    expect(onDisk(m, "unreviewed")).toBe(true);
   }, 120_000);
 
   test("a lock pinning a tag, where no ref is configured: the tag is named, to pin", async () => {
@@ -91,7 +113,7 @@ describe("a frozen sync fetches only what skillhub.lock records", () => {
     const frozen = await cli(m, ["sync", "--frozen"], { SKILLS_REPO: team.url });
     expect(frozen.code).toBe(1);
     expect(frozen.out).toContain(
-      `FAILED: 'v1' is a tag of ${team.url}, not a branch: pin it with SKILLS_REF=v1 (or \`ref: v1\` in its entry). (the local copy is still served)\n`,
+      `FAILED: skillhub.lock records ref v1 for this repository, where the configuration follows branch 'main': 'v1' is a tag of ${team.url}, not a branch: pin it as the ref, \`ref: v1\` in its entry (in place of any \`branch:\`) or SKILLS_REF=v1. (the local copy is still served)\n`,
     );
     const [copy] = copies(m);
     expect(git(["rev-parse", "HEAD"], join(m.home, ".skillhub", "repos", copy as string))).toBe(v1);
@@ -119,6 +141,95 @@ describe("a frozen sync fetches only what skillhub.lock records", () => {
     // A plain sync fetches it and records it in the lock, for review.
     expect((await cli(m, ["sync"], { SKILLS_REPO: `${team.url},${other.url}` })).code).toBe(0);
     expect(onDisk(m, "unreviewed")).toBe(true);
-    expect(JSON.parse(readFileSync(m.lock, "utf8")).sources.other.url).toBe(other.url);
+    const lock = JSON.parse(readFileSync(m.lock, "utf8"));
+    expect(lock.sources.other.url).toBe(other.url);
+
+    // A lock that drops it again (a teammate's, pulled): its copy is kept, and serves nothing frozen.
+    delete lock.sources.other;
+    for (const id of Object.keys(lock.skills)) if (id.startsWith("other:")) delete lock.skills[id];
+    writeFileSync(m.lock, JSON.stringify(lock, null, 2));
+    const dropped = await cli(m, ["sync", "--frozen"], { SKILLS_REPO: `${team.url},${other.url}` });
+    expect(dropped.code).toBe(1);
+    expect(dropped.out).toContain(
+      "for review before the lock is committed (a frozen server serves none of the local copy's skills: skillhub.lock records no commit of it)\n",
+    );
+  }, 120_000);
+
+  test("a frozen server whose lock turns unreadable or goes fetches nothing more", async () => {
+    for (const lockIs of ["conflicted", "a folder", "deleted"]) {
+      const team = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed.") });
+      const m = machine();
+      expect((await cli(m, ["sync"], { SKILLS_REPO: team.url })).code).toBe(0);
+      const s = await repoServerOn(m, { SKILLS_REPO: team.url, SKILLHUB_FROZEN: "1" });
+      try {
+        team.write("skills/unreviewed/SKILL.md", UNREVIEWED);
+        team.push("unreviewed");
+        rmSync(m.lock);
+        if (lockIs === "conflicted") writeFileSync(m.lock, "<<<<<<< HEAD\n{}\n");
+        if (lockIs === "a folder") mkdirSync(m.lock);
+        const refreshed = JSON.parse(textOf(await s.call("refresh_skills", {})));
+        expect(refreshed.repos[0].error.code, lockIs).toBe("GIT_NOT_LOCKED");
+        expect(refreshed.repos[0].error.message, lockIs).toContain(
+          "and a frozen sync fetches only what a lock records: nothing was fetched",
+        );
+        expect(onDisk(m, "unreviewed"), lockIs).toBe(false);
+      } finally {
+        await s.close();
+      }
+    }
+  }, 120_000);
+
+  test("a label the lock records for a repository now configured under another label: the new one is unrecorded", async () => {
+    const reviewed = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed.") });
+    const other = remoteRepo("team", { "skills/unreviewed/SKILL.md": UNREVIEWED });
+    const m = machine();
+    expect((await cli(m, ["sync"], { SKILLS_REPO: reviewed.url })).code).toBe(0);
+
+    // The new repository takes the label `team`; the reviewed one becomes `team-2`.
+    const frozen = await cli(m, ["sync", "--frozen"], { SKILLS_REPO: `${other.url},${reviewed.url}` });
+    expect(frozen.code).toBe(1);
+    expect(frozen.out).toContain(
+      "team    -        FAILED: skillhub.lock does not record this repository, and a frozen sync",
+    );
+    expect(onDisk(m, "unreviewed")).toBe(false);
+  }, 120_000);
+});
+
+describe("verify on a machine without the repositories' copies", () => {
+  test("a repository with its own config.yaml: no local copy yet, which `sync --frozen` fetches", async () => {
+    const team = remoteRepo("team", {
+      "skills/alpha/SKILL.md": skillText("alpha", "Reviewed."),
+      "config.yaml": "matching:\n  min_score: 0.3\n",
+    });
+    const m = machine();
+    const env = { SKILLS_REPO: team.url };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    rmSync(join(m.home, ".skillhub", "repos"), { recursive: true });
+
+    const verified = await cli(m, ["verify"], env);
+    expect(verified.code).toBe(1);
+    expect(verified.out).toContain(`removed source team: no local copy of ${team.url}; run \`skillhub sync --frozen\``);
+    expect(verified.out).not.toContain("config.yaml");
+    expect((await cli(m, ["sync", "--frozen"], env)).code).toBe(0);
+    expect((await cli(m, ["verify"], env)).code).toBe(0);
+  }, 120_000);
+
+  test("the repository's URL spelt otherwise (a path for its file:// URL) is the same repository", async () => {
+    const team = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed.") });
+    const m = machine();
+    expect((await cli(m, ["sync"], { SKILLS_REPO: team.url })).code).toBe(0);
+    rmSync(join(m.home, ".skillhub", "repos"), { recursive: true });
+    const env = { SKILLS_REPO: team.bare };
+
+    expect((await cli(m, ["verify"], env)).out).toContain(`removed source team: no local copy of ${team.url}`);
+    const frozen = await cli(m, ["sync", "--frozen"], env);
+    expect(frozen.code).toBe(1);
+    expect(frozen.out).toMatch(/^team +[0-9a-f]{7} +cloned at the locked commit/m);
+    expect(frozen.out).toContain(`changed source team: url ${team.url} → ${team.bare}\n`);
+    expect(frozen.out).toEndWith(
+      "skillhub.lock names another URL for repository team than the configuration (above): if the lock's is right, put it back in skillhub.yaml (or ~/.skillhub/config.yaml); if the configuration's is, `skillhub sync` fetches it and records it in the lock, for review before the lock is committed.\n",
+    );
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    expect((await cli(m, ["verify"], env)).code).toBe(0);
   }, 120_000);
 });

@@ -64,7 +64,7 @@ describe("a lock's pin belongs to the repository, however its URL is spelt", () 
     }
   });
 
-  test("pinsFrom: a repository whose lock is missing or unreadable has no entry; only the unreadable one is told", () => {
+  test("pinsFrom: a repository whose lock is missing or unreadable has no pin, only why; the unreadable one is told", () => {
     const dir = tempDir("skillhub-pins-");
     const corrupt = join(dir, "corrupt.lock");
     writeFileSync(corrupt, "{ not json");
@@ -76,7 +76,11 @@ describe("a lock's pin belongs to the repository, however its URL is spelt", () 
       ]),
       (file) => failed.push(file),
     );
-    expect(Object.fromEntries(pins)).toEqual({});
+    expect(pins.get("team")).toEqual({
+      noLock: { why: `there is no skillhub.lock at ${join(dir, LOCKFILE_NAME)}`, missing: true },
+    });
+    expect(pins.get("other")?.noLock?.why).toMatch(/^.*corrupt\.lock is not valid JSON .*[^.]$/);
+    expect(pins.get("other")?.pin).toBeUndefined();
     expect(failed).toEqual([corrupt]);
   });
 

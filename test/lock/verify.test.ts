@@ -247,7 +247,7 @@ describe("skillhub lock and skillhub verify", () => {
     expect(verified.code).toBe(1);
     expect(verified.out).toContain(difference);
     expect(verified.out).toEndWith(
-      "skillhub.lock names another URL for repository team than the configuration (above), and a frozen sync fetches only what the lock records: if the lock's is right, put it back in skillhub.yaml (or ~/.skillhub/config.yaml); if the configuration's is, `skillhub sync` fetches it and records it in the lock, for review before the lock is committed.\n",
+      "skillhub.lock names another URL for repository team than the configuration (above): if the lock's is right, put it back in skillhub.yaml (or ~/.skillhub/config.yaml); if the configuration's is, `skillhub sync` fetches it and records it in the lock, for review before the lock is committed.\n",
     );
     expect(verified.out).not.toContain("at another commit");
 

@@ -458,7 +458,7 @@ async function withDefaultBranch(
   if (!branches.includes(target.branch) && tags.includes(target.branch))
     return new GitError(
       "GIT_BRANCH_NOT_FOUND",
-      `'${target.branch}' is a tag of ${target.spec.url}, not a branch: pin it with SKILLS_REF=${target.branch} (or \`ref: ${target.branch}\` in its entry).`,
+      `'${target.branch}' is a tag of ${target.spec.url}, not a branch: pin it as the ref, \`ref: ${target.branch}\` in its entry (in place of any \`branch:\`) or SKILLS_REF=${target.branch}.`,
       { details: { ...error.details, tag: target.branch } },
     );
   if (branches.length === 0 && tags.length > 0)

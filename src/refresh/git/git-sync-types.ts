@@ -11,9 +11,9 @@ export interface GitSyncOptions {
   ref?: string;
   /**
    * What the lock that pins each repository records of it, by source label, read at each sync
-   * (skillhub.lock): a label whose lock is missing or unreadable is absent. A pinned repository (a `ref`)
-   * stays at its locked commit, and so does every repository when `frozen`, until `skillhub sync --update`;
-   * frozen, one its lock records at no commit of its configured URL and ref is not fetched. Default: none.
+   * (skillhub.lock). A pinned repository (a `ref`) stays at its locked commit, and so does every repository
+   * when `frozen`, until `skillhub sync --update`; frozen, one its lock records at no commit of its
+   * configured URL and ref (or whose lock is missing or unreadable) is not fetched. Default: none.
    */
   pins?: () => ReadonlyMap<string, LockedRepo>;
   /**
@@ -71,10 +71,14 @@ export interface Pin {
   commit: string;
 }
 
-/** What a lock records of one repository: its pin for the configured URL, else the URL it records under its label. */
+/** What the lock that pins one repository records of it. */
 export interface LockedRepo {
+  /** The commit it records for the configured URL. */
   pin?: Pin;
+  /** Without a pin: the other repository's URL it records under this label. */
   url?: string;
+  /** Without a pin: why no lock says what to fetch: the lock is missing, or cannot be read (and what to do). */
+  noLock?: { why: string; missing?: true };
 }
 
 /** One repository's part of a sync. */

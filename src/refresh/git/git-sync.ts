@@ -302,18 +302,20 @@ export class GitSync {
         if (refusal) return { ...base, commit: null, ...(copy ? { notServed: refusal.why } : {}) };
         const commit = copy ? await head(t.dir, { git: this.git }) : null;
         if (!commit) return { ...base, commit };
+        const state = readState(t.dir);
+        const fetched = state && (state.ref ?? state.branch);
+        const at = { ...base, commit, ...(fetched && fetched !== base.ref ? { fetchedFor: fetched } : {}) };
         const config = configDigest(t.dir);
         try {
           const { edited, ignored } = await this.servedChanges(t);
           return {
-            ...base,
-            commit,
+            ...at,
             ...(config ? { config } : {}),
             ...(edited.length > 0 ? { edited } : {}),
             ...(ignored.length > 0 ? { ignored } : {}),
           };
         } catch (error) {
-          return { ...base, commit, ...(config ? { config } : {}), unchecked: errorMessage(error) };
+          return { ...at, ...(config ? { config } : {}), unchecked: errorMessage(error) };
         }
       }),
     );
@@ -426,6 +428,12 @@ export class GitSync {
         if (unlocked) return unsynced(at, unlocked);
         const started = this.now();
         const report = await this.syncOne(at, reason, this.want(at, pins));
+        const adopted = this.lockedBranches.get(t.label);
+        if (adopted && report.error?.code === "GIT_BRANCH_NOT_FOUND")
+          report.error = {
+            ...report.error,
+            message: `skillhub.lock records ref ${adopted} for this repository, where the configuration follows ${namedRef(t)}: ${report.error.message}`,
+          };
         // A failed fetch counts: a host that refuses (its rate limit) is not asked again at once either.
         if (forced && report.error?.code !== "GIT_LOCKED") this.forcedFetches.fetched(t.dir, started, report.error);
         return report;
@@ -464,10 +472,11 @@ export class GitSync {
     try {
       return this.options.pins?.() ?? new Map();
     } catch (error) {
+      const why = `the lock's commits cannot be used (${errorMessage(error)})`;
       this.options.logger.warn(
-        `git sync: the lock's commits cannot be used (${errorMessage(error)}); syncing to the refs.`,
+        `git sync: ${why}; ${this.options.frozen ? "frozen, nothing is fetched" : "syncing to the refs"}.`,
       );
-      return new Map();
+      return new Map(this.targets.map((t) => [t.label, { noLock: { why } }]));
     }
   }
 
@@ -489,14 +498,19 @@ export class GitSync {
   }
 
   /**
-   * Frozen, only what a lock records is fetched: a repository its lock (when there is one) records at no
-   * commit of its configured URL and ref is not, and this is why (the error of its report). Security: it
-   * was fetched at its ref's tip, files nobody reviewed on disk, and a frozen sync then only reported the
-   * difference.
+   * Frozen, only what a lock records is fetched: a repository its lock records at no commit of its
+   * configured URL and ref is not, nor one whose lock is missing or unreadable; this is why (the error of
+   * its report). Security: it was fetched at its ref's tip, files nobody reviewed on disk, and a frozen
+   * sync then only reported the difference.
    */
   private notLocked(target: RepoTarget, locked: LockedRepo | undefined): { code: string; message: string } | undefined {
     if (!this.options.frozen || !locked || locked.pin?.ref === refOf(target)) return undefined;
     const sync = `\`${this.options.lockingSync ?? `SKILLHUB_FROZEN=0 ${program()} sync`}\` fetches it and records it in the lock, for review before the lock is committed`;
+    if (locked.noLock)
+      return {
+        code: "GIT_NOT_LOCKED",
+        message: `${locked.noLock.why}, and a frozen sync fetches only what a lock records: nothing was fetched${locked.noLock.missing ? `. ${capitalised(sync)}` : ""}`,
+      };
     const records = locked.pin
       ? `records this repository at ref ${locked.pin.ref} (commit ${locked.pin.commit.slice(0, 12)}), not the configured ${namedRef(target)}`
       : locked.url

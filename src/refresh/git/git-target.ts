@@ -63,9 +63,9 @@ export function refOf(target: RepoTarget): string {
   return target.ref ?? target.branch;
 }
 
-/** The configured ref as messages name it: `branch 'main'`, `tag 'v1'`. */
+/** The configured ref as messages name it: `branch 'main'`, `tag 'v1'`, `commit '3f2a…'`. */
 export function namedRef(target: RepoTarget): string {
-  return `${target.ref ? "tag" : "branch"} '${refOf(target)}'`;
+  return `${target.ref ? (FULL_COMMIT.test(target.ref) ? "commit" : "tag") : "branch"} '${refOf(target)}'`;
 }
 
 /** The branch `git ls-remote --symref URL HEAD` names as the remote's default, if it names one. */

@@ -341,7 +341,7 @@ describe("git sync", () => {
     const tag = await (await session(remote.url, { env: { SKILLS_BRANCH: "v1" } })).call("refresh_skills");
     expect(tag.structuredContent).toMatchObject({ success: false, error: { code: "GIT_BRANCH_NOT_FOUND" } });
     expect(textOf(tag)).toContain(
-      `'v1' is a tag of ${remote.url}, not a branch: pin it with SKILLS_REF=v1 (or \`ref: v1\` in its entry).`,
+      `'v1' is a tag of ${remote.url}, not a branch: pin it as the ref, \`ref: v1\` in its entry (in place of any \`branch:\`) or SKILLS_REF=v1.`,
     );
   });
 
