@@ -140,6 +140,8 @@ export const runVerify: CommandRun = async (ctx) => {
     const edited = checked.flatMap((c) => c.target.heads.filter((h) => h.edited));
     for (const h of edited)
       ctx.out(`${capitalised(localChangesNote(h.label, h.edited ?? [], frozenRestores(targets, h.label)))}.\n`);
+    const unconfigured = unconfiguredNote(hub, changes);
+    if (unconfigured) ctx.out(`${unconfigured}\n`);
     if (unrecordable.length < changes.length && edited.length + unchecked.length === 0)
       ctx.out(`${nextStep(hub, changes)}\n`);
     return 1;
@@ -188,6 +190,20 @@ function nextStep(hub: Hub, changes: LockChange[]): string {
   }
   // Only what applies: no repository differs, so no sync restores anything.
   return changes.some(ofRepo) ? acceptOrRestore() : acceptOrRestoreFiles();
+}
+
+/**
+ * The repositories the lock records that are not configured here (a teammate without the SKILLS_REPO the
+ * lock was written with): accepting the differences would drop them from the lock, for everyone.
+ */
+function unconfiguredNote(hub: Hub, changes: readonly LockChange[]): string | undefined {
+  const configured = new Set((hub.git?.targets ?? []).map((t) => t.label));
+  const labels = changes
+    .filter((c) => c.subject === "source" && c.kind === "removed" && !configured.has(c.id))
+    .map((c) => c.id);
+  if (labels.length === 0) return undefined;
+  const [they, are, them] = labels.length === 1 ? ["Repository", "is", "it"] : ["Repositories", "are", "them"];
+  return `${they} ${labels.join(", ")}, which skillhub.lock records, ${are} not configured here: to serve ${them}, configure ${them} as the lock's writer did (SKILLS_REPO, or \`${program()} add URL\`), since \`${program()} lock\` would drop ${them} from the lock.`;
 }
 
 /**

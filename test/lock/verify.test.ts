@@ -265,6 +265,19 @@ describe("skillhub lock and skillhub verify", () => {
     expect(readFileSync(m.lock, "utf8")).toBe(JSON.stringify(lock, null, 2));
   });
 
+  test("a repository the lock records but this machine does not configure: verify says to configure it", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    const m = machine();
+    expect((await cli(m, ["sync"], { SKILLS_REPO: remote.url })).code).toBe(0);
+    const verified = await cli(m, ["verify"]);
+    expect(verified.code).toBe(1);
+    expect(verified.out).toContain(`removed source team: ${remote.url} is no longer configured\n`);
+    expect(verified.out).toContain(
+      "Repository team, which skillhub.lock records, is not configured here: to serve it, configure it as the lock's writer did (SKILLS_REPO, or `skillhub add URL`), since `skillhub lock` would drop it from the lock.\n",
+    );
+    expect((await cli(m, ["verify"], { SKILLS_REPO: remote.url })).code).toBe(0);
+  });
+
   test("lock refuses a repository copy with local changes (the next sync discards them); verify says how to restore it", async () => {
     const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
     const m = machine();
