@@ -1,6 +1,7 @@
 import { leftOut } from "../lock/build.ts";
 import type { LockChange } from "../lock/compare.ts";
 import { LockError, type Lockfile, readLockfile } from "../lock/lockfile.ts";
+import { sameRepository } from "../refresh/git/git-url.ts";
 import type { Hub } from "../server/hub.ts";
 import { capitalised, plural } from "../util/plural.ts";
 import { program } from "../util/program-name.ts";
@@ -33,6 +34,8 @@ interface Checked {
   /** The lock's differences, then what no lock can record (also in `unrecordable`). */
   changes: LockChange[];
   unrecordable: readonly LockChange[];
+  /** The repositories the lock records. */
+  sources: Lockfile["sources"];
 }
 
 /**
@@ -80,7 +83,7 @@ export const runVerify: CommandRun = async (ctx) => {
           file: target.file,
           note: `${target.file} records ${skill.id}, which ${by.id} hides while its folder is given with --skills-dir.`,
         });
-      checked.push({ target, changes: [...differences, ...unrecordable], unrecordable });
+      checked.push({ target, changes: [...differences, ...unrecordable], unrecordable, sources: locked.sources });
     }
     // Nothing at all to compare with: as before the split, that is a missing lock.
     const unread = notes[0]?.file ?? targets[0]?.file;
@@ -140,7 +143,7 @@ export const runVerify: CommandRun = async (ctx) => {
     const edited = checked.flatMap((c) => c.target.heads.filter((h) => h.edited));
     for (const h of edited)
       ctx.out(`${capitalised(localChangesNote(h.label, h.edited ?? [], frozenRestores(targets, h.label)))}.\n`);
-    const unconfigured = unconfiguredNote(hub, changes);
+    const unconfigured = unconfiguredNote(hub, checked);
     if (unconfigured) ctx.out(`${unconfigured}\n`);
     if (unrecordable.length < changes.length && edited.length + unchecked.length === 0)
       ctx.out(`${nextStep(hub, changes)}\n`);
@@ -193,17 +196,22 @@ function nextStep(hub: Hub, changes: LockChange[]): string {
 }
 
 /**
- * The repositories the lock records that are not configured here (a teammate without the SKILLS_REPO the
- * lock was written with): accepting the differences would drop them from the lock, for everyone.
+ * The repositories a lock records that are not configured here under any label (a teammate without the
+ * SKILLS_REPO the lock was written with): accepting the differences would drop them from the lock.
  */
-function unconfiguredNote(hub: Hub, changes: readonly LockChange[]): string | undefined {
-  const configured = new Set((hub.git?.targets ?? []).map((t) => t.label));
-  const labels = changes
-    .filter((c) => c.subject === "source" && c.kind === "removed" && !configured.has(c.id))
-    .map((c) => c.id);
-  if (labels.length === 0) return undefined;
-  const [they, are, them] = labels.length === 1 ? ["Repository", "is", "it"] : ["Repositories", "are", "them"];
-  return `${they} ${labels.join(", ")}, which skillhub.lock records, ${are} not configured here: to serve ${them}, configure ${them} as the lock's writer did (SKILLS_REPO, or \`${program()} add URL\`), since \`${program()} lock\` would drop ${them} from the lock.`;
+function unconfiguredNote(hub: Hub, checked: readonly Checked[]): string | undefined {
+  const urls = (hub.git?.targets ?? []).map((t) => t.spec.url);
+  const gone = checked.flatMap((c) =>
+    c.changes
+      .filter((ch) => ch.subject === "source" && ch.kind === "removed")
+      .flatMap((ch) => {
+        const url = Object.hasOwn(c.sources, ch.id) ? c.sources[ch.id]?.url : undefined;
+        return url && !urls.some((u) => sameRepository(u, url)) ? [ch.id] : [];
+      }),
+  );
+  if (gone.length === 0) return undefined;
+  const [they, are, them] = gone.length === 1 ? ["Repository", "is", "it"] : ["Repositories", "are", "them"];
+  return `${they} ${gone.join(", ")}, which skillhub.lock records, ${are} not configured here: to serve ${them}, configure ${them} as the lock's writer did (SKILLS_REPO, or \`${program()} add URL\`); if ${them} ${are === "is" ? "was" : "were"} removed on purpose, \`${program()} lock\` records that.`;
 }
 
 /**

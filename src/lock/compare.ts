@@ -108,15 +108,26 @@ export function compareLocks(lock: Lockfile, now: Lockfile, context: CompareCont
     const after = entryOf(now.sources, label);
     const head = missing.get(label);
     if (before && !after) {
-      // Configured at another repository's URL than the lock's, which a frozen sync does not fetch: that is
-      // the difference. (Its ref is known only once a copy is there: its config.yaml may choose the branch.)
-      if (head && !elsewhere.has(label) && !sameRepository(before.url, head.url))
+      // Configured at another repository's URL or pinned to another tag or commit than the lock's, which a
+      // frozen sync does not fetch: that is the difference. (A branch is known only once a copy is there:
+      // the repository's config.yaml may choose it.)
+      const fields: SourceField[] = [];
+      const what: string[] = [];
+      if (head && !sameRepository(before.url, head.url)) {
+        fields.push("url");
+        what.push(`url ${shown(before.url)} → ${shown(head.url)}`);
+      }
+      if (head?.pinned && head.ref !== before.ref) {
+        fields.push("ref");
+        what.push(`ref ${before.ref} → ${head.ref}`);
+      }
+      if (!elsewhere.has(label) && fields.length > 0)
         changes.push({
           kind: "changed",
           subject: "source",
           id: label,
-          detail: `url ${shown(before.url)} → ${shown(head.url)} (no local copy)`,
-          fields: ["url"],
+          detail: `${what.join(", ")} (no local copy)`,
+          fields,
         });
       else
         changes.push({

@@ -311,7 +311,9 @@ export interface GitHead {
   commit: string | null;
   /** trust.allowed_signers: why the copy on disk is not served (its commit is then null). */
   notServed?: string;
-  /** The ref the copy was last synced to, when it is not `ref` (configured since): its commit is that ref's. */
+  /** `ref` is a configured tag or commit (SKILLS_REF, `ref:`), which no repository's config.yaml changes. */
+  pinned?: true;
+  /** The tag, commit or branch the copy was last synced to, when a pin is involved and it is not `ref`. */
   fetchedFor?: string;
   /** The digest of the copy's `config.yaml` (the repository's settings), when it has one. */
   config?: string;

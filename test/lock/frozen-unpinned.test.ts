@@ -169,8 +169,8 @@ describe("a frozen sync fetches only what skillhub.lock records", () => {
         if (lockIs === "a folder") mkdirSync(m.lock);
         const refreshed = JSON.parse(textOf(await s.call("refresh_skills", {})));
         expect(refreshed.repos[0].error.code, lockIs).toBe("GIT_NOT_LOCKED");
-        expect(refreshed.repos[0].error.message, lockIs).toContain(
-          "and a frozen sync fetches only what a lock records: nothing was fetched",
+        expect(refreshed.repos[0].error.message, lockIs).toStartWith(
+          "nothing was fetched: a frozen sync fetches only what a lock records, and ",
         );
         expect(onDisk(m, "unreviewed"), lockIs).toBe(false);
       } finally {
@@ -212,6 +212,38 @@ describe("verify on a machine without the repositories' copies", () => {
     expect(verified.out).not.toContain("config.yaml");
     expect((await cli(m, ["sync", "--frozen"], env)).code).toBe(0);
     expect((await cli(m, ["verify"], env)).code).toBe(0);
+  }, 120_000);
+
+  test("a repository pinned to another tag than the lock's: verify says to choose one", async () => {
+    const { team, v1 } = taggedTeam();
+    git(["tag", "v2"], team.work);
+    git(["push", "--quiet", "origin", "v2"], team.work);
+    const m = machine();
+    expect((await cli(m, ["sync"], { SKILLS_REPO: team.url, SKILLS_REF: "v1" })).code).toBe(0);
+    rmSync(join(m.home, ".skillhub", "repos"), { recursive: true });
+
+    const verified = await cli(m, ["verify"], { SKILLS_REPO: team.url, SKILLS_REF: "v2" });
+    expect(verified.code).toBe(1);
+    expect(verified.out).toContain("changed source team: ref v1 → v2 (no local copy)\n");
+    expect(verified.out).toEndWith(
+      "skillhub.lock names another ref for repository team than the configuration (above): if the lock's is right, put it back in skillhub.yaml (or ~/.skillhub/config.yaml); if the configuration's is, `skillhub sync` fetches it and records it in the lock, for review before the lock is committed.\n",
+    );
+    expect((await cli(m, ["sync", "--frozen"], { SKILLS_REPO: team.url, SKILLS_REF: "v1" })).code).toBe(0);
+    const [copy] = copies(m);
+    expect(git(["rev-parse", "HEAD"], join(m.home, ".skillhub", "repos", copy as string))).toBe(v1);
+  }, 120_000);
+
+  test("a repository whose own config.yaml chooses its branch is locked after its first sync", async () => {
+    const team = remoteRepo("team", {
+      "skills/alpha/SKILL.md": skillText("alpha", "Reviewed."),
+      "config.yaml": "git:\n  branch: stable\n",
+    });
+    git(["push", "--quiet", "origin", "main:stable"], team.work);
+    const m = machine();
+    const env = { SKILLS_REPO: team.url };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const locked = await cli(m, ["lock"], env);
+    expect({ code: locked.code, err: locked.err }).toEqual({ code: 0, err: "" });
   }, 120_000);
 
   test("the repository's URL spelt otherwise (a path for its file:// URL) is the same repository", async () => {

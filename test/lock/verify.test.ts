@@ -273,7 +273,7 @@ describe("skillhub lock and skillhub verify", () => {
     expect(verified.code).toBe(1);
     expect(verified.out).toContain(`removed source team: ${remote.url} is no longer configured\n`);
     expect(verified.out).toContain(
-      "Repository team, which skillhub.lock records, is not configured here: to serve it, configure it as the lock's writer did (SKILLS_REPO, or `skillhub add URL`), since `skillhub lock` would drop it from the lock.\n",
+      "Repository team, which skillhub.lock records, is not configured here: to serve it, configure it as the lock's writer did (SKILLS_REPO, or `skillhub add URL`); if it was removed on purpose, `skillhub lock` records that.\n",
     );
     expect((await cli(m, ["verify"], { SKILLS_REPO: remote.url })).code).toBe(0);
   });

@@ -297,14 +297,22 @@ export class GitSync {
     return Promise.all(
       this.targets.map(async (t) => {
         const copy = existsSync(join(t.dir, ".git"));
-        const base = { label: t.label, url: t.spec.url, ref: this.lockedBranches.get(t.label) ?? refOf(t) };
+        const base = {
+          label: t.label,
+          url: t.spec.url,
+          ref: this.lockedBranches.get(t.label) ?? refOf(t),
+          ...(t.ref ? { pinned: true as const } : {}),
+        };
         const refusal = this.refusal(t);
         if (refusal) return { ...base, commit: null, ...(copy ? { notServed: refusal.why } : {}) };
         const commit = copy ? await head(t.dir, { git: this.git }) : null;
         if (!commit) return { ...base, commit };
         const state = readState(t.dir);
+        // A tag or commit, which no config.yaml chooses: a branch the repository's config.yaml names is
+        // known only once its copy is there, after the first sync recorded the default one.
         const fetched = state && (state.ref ?? state.branch);
-        const at = { ...base, commit, ...(fetched && fetched !== base.ref ? { fetchedFor: fetched } : {}) };
+        const pinned = state?.ref !== undefined || t.ref !== undefined;
+        const at = { ...base, commit, ...(pinned && fetched && fetched !== base.ref ? { fetchedFor: fetched } : {}) };
         const config = configDigest(t.dir);
         try {
           const { edited, ignored } = await this.servedChanges(t);
@@ -509,7 +517,7 @@ export class GitSync {
     if (locked.noLock)
       return {
         code: "GIT_NOT_LOCKED",
-        message: `${locked.noLock.why}, and a frozen sync fetches only what a lock records: nothing was fetched${locked.noLock.missing ? `. ${capitalised(sync)}` : ""}`,
+        message: `nothing was fetched: a frozen sync fetches only what a lock records, and ${locked.noLock.why}${locked.noLock.missing ? `. ${capitalised(sync)}` : ""}`,
       };
     const records = locked.pin
       ? `records this repository at ref ${locked.pin.ref} (commit ${locked.pin.commit.slice(0, 12)}), not the configured ${namedRef(target)}`
@@ -646,9 +654,11 @@ export class GitSync {
       ? refused || unlocked
         ? `No copy is made, so this repository's skills are unavailable${refused ? " until the lock names a commit the branch or tag reaches" : ""}`
         : "There is no local copy yet, so this repository's skills are unavailable until a sync succeeds"
-      : this.served(target)
-        ? `Serving the local copy${state ? ` from ${state.last_sync} (commit ${state.commit.slice(0, 7)})` : ""}`
-        : `The local copy is not served${verdict ? ` (${verdict.why.replace(/\.$/, "")}): ${verdict.fix}` : ""}`;
+      : unlocked
+        ? "A frozen server serves only the skills of its local copy that skillhub.lock records as they are"
+        : this.served(target)
+          ? `Serving the local copy${state ? ` from ${state.last_sync} (commit ${state.commit.slice(0, 7)})` : ""}`
+          : `The local copy is not served${verdict ? ` (${verdict.why.replace(/\.$/, "")}): ${verdict.fix}` : ""}`;
     const retry = refused
       ? `\`${updateCommand(target)}\`, after that review, ${error.code === "GIT_HISTORY_REWRITTEN" ? "takes it" : "locks one"}`
       : (this.options.retry ?? `call refresh_skills, or run \`${program()} sync\``);
