@@ -62,6 +62,13 @@ describe("a frozen sync fetches only what skillhub.lock records", () => {
       const refreshed = JSON.parse(textOf(await s.call("refresh_skills", {})));
       expect(refreshed.repos[0].error.code).toBe("GIT_NOT_LOCKED");
       expect((await s.call("skill", { name: "unreviewed" })).isError).toBe(true);
+      // An error at start-up and when asked; the background syncs after it repeat it in the debug log only.
+      await s.hub.git?.refresh("timer");
+      await s.hub.git?.refresh("timer");
+      const said = s.logger.lines.filter((l) => l.includes("skillhub.lock records this repository at URL"));
+      const levels = said.map((l) => /\b(ERROR|WARN|INFO|DEBUG)\b/.exec(l)?.[1]);
+      expect(levels.slice(-2)).toEqual(["DEBUG", "DEBUG"]);
+      expect(new Set(levels.slice(0, -2))).toEqual(new Set(["ERROR"]));
     } finally {
       await s.close();
     }

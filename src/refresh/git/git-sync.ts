@@ -683,9 +683,9 @@ export class GitSync {
       error.code === "GIT_HISTORY_REWRITTEN" ||
       error.code === "GIT_TOO_LARGE" ||
       unlocked;
-    this.options.logger[
-      this.failing.has(target.label) && reason === "timer" && !auth ? "debug" : auth ? "error" : "warn"
-    ](line);
+    // A repository frozen mode keeps unfetched stays so until its lock or configuration changes: said once.
+    const repeat = this.failing.has(target.label) && reason === "timer";
+    this.options.logger[repeat && (!auth || unlocked) ? "debug" : auth ? "error" : "warn"](line);
     this.failing.add(target.label);
   }
 }
