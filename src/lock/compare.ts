@@ -111,16 +111,12 @@ export function compareLocks(lock: Lockfile, now: Lockfile, context: CompareCont
       // Configured at another repository's URL or pinned to another tag or commit than the lock's, which a
       // frozen sync does not fetch: that is the difference. (A branch is known only once a copy is there:
       // the repository's config.yaml may choose it.)
-      const fields: SourceField[] = [];
-      const what: string[] = [];
-      if (head && !sameRepository(before.url, head.url)) {
-        fields.push("url");
-        what.push(`url ${shown(before.url)} → ${shown(head.url)}`);
-      }
-      if (head?.pinned && head.ref !== before.ref) {
-        fields.push("ref");
-        what.push(`ref ${before.ref} → ${head.ref}`);
-      }
+      const configured = {
+        ...before,
+        ...(head && !sameRepository(before.url, head.url) ? { url: head.url } : {}),
+        ...(head?.pinned ? { ref: head.ref } : {}),
+      };
+      const { what, fields } = sourceFields(before, configured);
       if (!elsewhere.has(label) && fields.length > 0)
         changes.push({
           kind: "changed",
