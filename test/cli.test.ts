@@ -270,12 +270,17 @@ describe("skillhub CLI", () => {
     expect(doctor.out).toContain(`warning ${said}`);
   });
 
-  test("list --frozen tells a skill the lock does not vouch for from one a filter disables", async () => {
+  test("list --frozen tells a skill the lock does not vouch for from one a filter disables; search --frozen counts them", async () => {
     const dir = skills();
     const home = tempDir();
     const unlocked = await cli(["list", "--frozen", "--skills-dir", dir], { HOME: home });
     expect(unlocked.out).toMatch(/^git .* \[frozen: the lock does not vouch for it\]$/m);
     expect(unlocked.out).toContain("2 not served in frozen mode, as skillhub.lock does not vouch for them");
+    // A search finds none of them, which is no lack of a match.
+    const searched = await cli(["search", "pdf", "--frozen", "--skills-dir", dir], { HOME: home });
+    expect(searched.out).toContain(
+      "2 skills are not served in frozen mode, as skillhub.lock does not vouch for them (`skillhub verify` says why).",
+    );
     const json = JSON.parse((await cli(["list", "--json", "--frozen", "--skills-dir", dir], { HOME: home })).out);
     expect(json.skills.map((s: { not_locked?: boolean }) => s.not_locked)).toEqual([true, true]);
     expect((await cli(["lock", "--skills-dir", dir], { HOME: home })).code).toBe(0);

@@ -5,18 +5,18 @@ import { ConfigFileEdit, type RepoItem } from "../config/config-edit.ts";
 import { MAX_PROJECT_DIRS, MAX_PROJECT_REPOS, PROJECT_CONFIG_FILE } from "../config/project-file.ts";
 import { inRepositoryCopies, realPathOf } from "../config/repository-copies.ts";
 import type { RepoEntryConfig } from "../config/schema.ts";
-import { type LockTarget, lockPath } from "../lock/location.ts";
+import { lockPath } from "../lock/location.ts";
 import { GitError } from "../refresh/git/git-errors.ts";
 import { GitSync } from "../refresh/git/git-sync.ts";
 import { carriesCredentials, withoutCredentials } from "../refresh/git/git-url.ts";
 import { repoEntry, repoPath, sourceKey, targetKey } from "../refresh/repo-targets.ts";
-import { resolveProjectRoot } from "../sources/project-root.ts";
 import { createLogger } from "../util/logger.ts";
 import { program } from "../util/program-name.ts";
 import { scrubUrlCredentials } from "../util/url-credentials.ts";
 import { type CommandContext, type CommandRun, scannedHub, sourcesOf } from "./context.ts";
 import { loadSettings } from "./load-settings.ts";
 import { writeLocks } from "./lock.ts";
+import { lockPlaceOf, unreadableLock, writtenBy } from "./lock-state.ts";
 import { probeRepository } from "./repo-probe.ts";
 import { enclosingCheckout, isCheckout, type SourceFile, sourceFile } from "./source-files.ts";
 import { sourceReport } from "./source-report.ts";
@@ -77,6 +77,8 @@ export const runAdd: CommandRun = async (ctx) => {
   const full =
     where.scope === "project" && where.projectDir ? projectFileFull(current, where.projectDir, specs, path) : undefined;
   if (full) return usage(full);
+  const broken = unreadableLock(ctx, writtenBy(where.scope));
+  if (broken) return usage(`${broken}; nothing was added.`);
   const changes: Change[] = [];
   for (const spec of specs) {
     const result =
@@ -198,13 +200,7 @@ async function fetchCopy(ctx: CommandContext, entry: RepoEntryConfig): Promise<v
   // The progress lines say what happens; the sync's own log lines would say it twice.
   const logger = ctx.config.log_level === "DEBUG" ? ctx.logger : createLogger({ level: "WARN", write: ctx.err });
   // Into the copy this project's runs serve (repo-targets.ts: copies are kept per lock).
-  const projectDir = resolveProjectRoot({
-    configured: ctx.config.sources.project,
-    env: ctx.env,
-    cwd: ctx.cwd,
-    homeDir: ctx.homeDir,
-  }).dir;
-  const lock = lockPath({ file: ctx.config.lock.file, projectDir, home: ctx.config.home, cwd: ctx.cwd });
+  const lock = lockPath(lockPlaceOf(ctx));
   const git = GitSync.fromConfig(config, logger, {
     lockFile: () => lock,
     intervalMs: 0,
@@ -308,8 +304,7 @@ async function reportAndLock(
     hub.close();
   }
   // Your own sources are pinned by your own lock: --global writes no lock in the working folder.
-  const which = (t: LockTarget) => scope === "project" || t.scope !== "project";
-  return (await writeLocks(next, { which, sources: labels, previous })) === 0 ? 0 : 1;
+  return (await writeLocks(next, { which: writtenBy(scope), sources: labels, previous })) === 0 ? 0 : 1;
 }
 
 /** The command's context with the configuration read again from its files. */

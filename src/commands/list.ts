@@ -6,6 +6,7 @@ import { oneLine, truncate } from "../tools/support/skill-catalog.ts";
 import { alignColumns } from "../util/columns.ts";
 import { formatDiagnostic } from "../util/diagnostic.ts";
 import { folderProblem } from "../util/folder-check.ts";
+import { plural } from "../util/plural.ts";
 import { program } from "../util/program-name.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { parentProjectNote } from "./parent-project.ts";
@@ -67,10 +68,7 @@ export const runList: CommandRun = async (ctx) => {
   if (shadowed.length > 0)
     notes.push(`${shadowed.length} shadowed${ctx.args.options.all ? "" : " (--all shows them)"}`);
   const unlocked = skills.filter((s) => s.not_locked).length;
-  if (unlocked > 0)
-    notes.push(
-      `${unlocked} not served in frozen mode, as skillhub.lock does not vouch for them (${program()} verify says why)`,
-    );
+  if (unlocked > 0) notes.push(frozenNote(unlocked));
   if (errors + warnings > 0)
     notes.push(
       `${errors} skipped with errors, ${warnings} warning${warnings === 1 ? "" : "s"} (\`${program()} doctor\` with the same options names them)`,
@@ -124,4 +122,14 @@ function namedFolderState(dir: string, kind: "missing" | "file" | undefined): st
       ? `--skills-dir ${dirname(dirname(dir))}`
       : "a skill is a folder holding a SKILL.md";
   return `${dir} is a file: give the folder that holds skill folders (${hint})`;
+}
+
+/**
+ * How many skills a frozen server refuses, as the lock does not vouch for them, and where to see why: a
+ * part of list's summary, or (`sentence`) a sentence of its own.
+ */
+export function frozenNote(count: number, sentence = false): string {
+  const one = count === 1;
+  const what = sentence ? `${plural(count, "skill")} ${one ? "is" : "are"}` : `${count}`;
+  return `${what} not served in frozen mode, as skillhub.lock does not vouch for ${one ? "it" : "them"} (\`${program()} verify\` says why)${sentence ? "." : ""}`;
 }

@@ -1,5 +1,5 @@
 import type { LockChange } from "../lock/compare.ts";
-import { type GitHead, LockError } from "../lock/lockfile.ts";
+import { type GitHead, LockError, REWRITE_ADVICE } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
 import { plural } from "../util/plural.ts";
 import { program } from "../util/program-name.ts";
@@ -79,21 +79,31 @@ export function uncheckedNote(hub: Hub, h: GitHead): string {
 }
 
 /**
- * A missing lock's advice, by what there is to fetch. `skillhub lock` writes no lock while a repository has
- * no local copy: with one not fetched yet, the advice is `skillhub sync`, which fetches and then writes it.
- * Without any repository there is nothing to sync, and the advice is `skillhub lock`. Any other error is
- * returned as it is.
+ * A lock's advice, by what there is to fetch. `skillhub lock` writes no lock while a repository has no local
+ * copy: with one not fetched yet, a missing lock's advice is `skillhub sync`, which fetches and then writes
+ * it; without any repository there is nothing to sync, and the advice is `skillhub lock`. A lock that cannot
+ * be read stops a sync too, so then the way out is to restore it or remove it. Any other error is returned
+ * as it is.
  */
-export function missingLockAdvice(hub: Hub, error: LockError): LockError {
-  if (error.code !== "LOCK_MISSING") return error;
+export function lockAdvice(hub: Hub, error: LockError): LockError {
   const repos = hub.git?.status() ?? [];
   const unsynced = repos.filter((r) => !r.state).map((r) => r.name);
+  const them = `${unsynced.length === 1 ? "repository" : "repositories"} ${unsynced.join(", ")}`;
+  if (error.code !== "LOCK_MISSING") {
+    const tail = `${REWRITE_ADVICE}.`;
+    if (unsynced.length === 0 || !error.message.endsWith(tail)) return error;
+    return new LockError(
+      error.code,
+      `${error.message.slice(0, -tail.length)}restore it from version control (\`${program()} lock\` cannot write it again before ${them} ${unsynced.length === 1 ? "is" : "are"} fetched, and \`${program()} sync\` stops on it), or remove it and run \`${program()} sync\` to fetch the configured refs and write a new lock, for review before it is committed.`,
+      error,
+    );
+  }
   const noLock = error.message.replace(/;.*$/, "");
   const advice =
     repos.length === 0
       ? `run \`${program()} lock\` to write one`
       : unsynced.length > 0
-        ? `run \`${program()} sync\` to fetch ${unsynced.length === 1 ? "repository" : "repositories"} ${unsynced.join(", ")} and write it`
+        ? `run \`${program()} sync\` to fetch ${them} and write it`
         : `run \`${program()} sync\` to write one (\`${program()} lock\` records only what is fetched already)`;
   return new LockError("LOCK_MISSING", `${noLock}; ${advice}.`, error);
 }

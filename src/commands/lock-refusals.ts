@@ -4,7 +4,7 @@ import type { LockScope } from "../lock/location.ts";
 import type { Hub } from "../server/hub.ts";
 import { capitalised, plural } from "../util/plural.ts";
 import { program } from "../util/program-name.ts";
-import { localChangesNote, missingLockAdvice } from "./lock-advice.ts";
+import { localChangesNote, lockAdvice } from "./lock-advice.ts";
 
 /** One lock as a frozen server reads it, and the skills it keeps from being served. */
 interface LockRefusals {
@@ -43,7 +43,7 @@ export async function frozenReport(
   const needed = guard.load().error;
   const locks: LockRefusals[] = hub.lockTargets().map(({ scope, file }) => {
     const loaded = guard.load(file).error;
-    const error = loaded && missingLockAdvice(hub, loaded);
+    const error = loaded && lockAdvice(hub, loaded);
     return {
       scope,
       file,

@@ -3,12 +3,14 @@ import type { Catalog } from "../catalog/catalog.ts";
 import { LOCKED_ENTRIES_MAX } from "../catalog/digests.ts";
 import { buildLockfile } from "../lock/build.ts";
 import { compareLocks, describeChange, type LockChange } from "../lock/compare.ts";
-import type { LockTarget } from "../lock/location.ts";
+import { type LockPlace, type LockTarget, lockTargets } from "../lock/location.ts";
 import { entryOf, type GitHead, LockError, type Lockfile, readLockfile } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
 import type { Skill } from "../skills/skill.ts";
+import { resolveProjectRoot } from "../sources/project-root.ts";
 import { plural } from "../util/plural.ts";
 import { program } from "../util/program-name.ts";
+import type { CommandContext } from "./context.ts";
 
 /** One lock file's share of what would be served now. */
 export interface TargetLock extends LockTarget {
@@ -194,4 +196,41 @@ export function tooLargeNote(lock: Lockfile): string | undefined {
 /** One line per change, indented, for the text output of verify and sync. */
 export function changeLines(changes: readonly LockChange[]): string {
   return changes.map((c) => `  ${describeChange(c)}\n`).join("");
+}
+
+/** Where this command's locks are: the project's (its root found as a server finds it) and the user's own. */
+export function lockPlaceOf(ctx: CommandContext): LockPlace {
+  const projectDir = resolveProjectRoot({
+    configured: ctx.config.sources.project,
+    env: ctx.env,
+    cwd: ctx.cwd,
+    homeDir: ctx.homeDir,
+  }).dir;
+  return { file: ctx.config.lock.file, projectDir, home: ctx.config.home, cwd: ctx.cwd };
+}
+
+/**
+ * Why a lock `add` or `remove` would write (those `which` keeps) cannot be read (corrupt, a folder in its
+ * place), without the final period, or undefined. Said before anything is fetched or recorded: a source
+ * changed without its lock entry would wait for a review nobody is asked for, and a second `add` would
+ * find it there already.
+ */
+export function unreadableLock(
+  ctx: CommandContext,
+  which: (t: LockTarget) => boolean = () => true,
+): string | undefined {
+  for (const target of lockTargets(lockPlaceOf(ctx)).filter(which)) {
+    try {
+      readLockfile(target.file);
+    } catch (error) {
+      if (!(error instanceof LockError)) throw error;
+      if (error.code !== "LOCK_MISSING") return error.message.replace(/\.$/, "");
+    }
+  }
+  return undefined;
+}
+
+/** The locks `add` writes: every one for the project's file; only the user's own with --global. */
+export function writtenBy(scope: "project" | "global"): (t: LockTarget) => boolean {
+  return (t) => scope === "project" || t.scope !== "project";
 }

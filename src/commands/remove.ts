@@ -7,6 +7,7 @@ import { scrubUrlCredentials } from "../util/url-credentials.ts";
 import { reloaded } from "./add.ts";
 import { type CommandContext, type CommandRun, scannedHub } from "./context.ts";
 import { writeLocks } from "./lock.ts";
+import { unreadableLock } from "./lock-state.ts";
 import { type SourceFile, sourceFile } from "./source-files.ts";
 import { parseSource, SourceError } from "./source-spec.ts";
 
@@ -31,6 +32,8 @@ export const runRemove: CommandRun = async (ctx) => {
   if (typeof where === "string") return usage(where);
   const within = where.scope === "project" ? (where.projectDir ?? undefined) : undefined;
   const edit = ConfigFileEdit.open(where.file, where.header, within);
+  const broken = unreadableLock(ctx);
+  if (broken) return usage(`${broken}; nothing was removed.`);
   const found: (Found & { word: string })[] = [];
   for (const word of ctx.args.positionals) {
     const hit = find(ctx, edit, where, word);

@@ -2,7 +2,7 @@ import { searchSkillsTool } from "../tools/search-skills.ts";
 import { oneLine, truncate } from "../tools/support/skill-catalog.ts";
 import { program } from "../util/program-name.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
-import { noSkillsNote } from "./list.ts";
+import { frozenNote, noSkillsNote } from "./list.ts";
 import { unreadSkillsNote } from "./unread-skills.ts";
 
 interface Hit {
@@ -49,8 +49,12 @@ export const runSearch: CommandRun = async (ctx) => {
     if (hub.catalog.skills.length === 0) ctx.out(noSkillsNote(hub.catalog, "search", ctx.cwd));
     else {
       const unread = unreadSkillsNote(ctx.cwd, hub.catalog);
+      // Frozen, a skill the lock does not vouch for is found by no search: said, or it looks like no match.
+      const locked = hub.filter.locked;
+      const refused = locked ? hub.catalog.skills.filter((s) => !locked(s)).length : 0;
+      const frozen = refused > 0 ? ` ${frozenNote(refused, true)}` : "";
       ctx.out(
-        `No skill matches "${query}". \`${program()} list\` with the same options shows every skill.${unread ? ` ${unread}` : ""}\n`,
+        `No skill matches "${query}". \`${program()} list\` with the same options shows every skill.${frozen}${unread ? ` ${unread}` : ""}\n`,
       );
     }
     return 0;

@@ -4,7 +4,7 @@ import { ConfigError, SkillHubError } from "../util/errors.ts";
 import { program } from "../util/program-name.ts";
 import { VERSION } from "../version.ts";
 import { type CommandContext, type CommandRun, closeToChildren, hubFor } from "./context.ts";
-import { missingLockAdvice } from "./lock-advice.ts";
+import { lockAdvice } from "./lock-advice.ts";
 
 /** `skillhub [serve]`: the MCP server on stdio (default) or Streamable HTTP. Logs go to stderr. */
 export const runServe: CommandRun = async (ctx) => {
@@ -71,7 +71,7 @@ function frozenLockReadable(hub: Hub, ctx: CommandContext): boolean {
       ctx.logger.warn(`frozen mode: ${e?.message.replace(/;.*/, "")}: the skills of its place are refused`);
     return true;
   }
-  const advice = missingLockAdvice(hub, error);
+  const advice = lockAdvice(hub, error);
   hub.close();
   ctx.err(`skillhub: frozen mode (--frozen / SKILLHUB_FROZEN): ${advice.message}\n`);
   return false;

@@ -9,7 +9,7 @@ import { program } from "../util/program-name.ts";
 import { shellWords } from "../util/shell-words.ts";
 import { type CommandRun, oneShotHub } from "./context.ts";
 import { lockedCommits } from "./fetch-advice.ts";
-import { acceptOrRestoreFiles, leftAsTheyWere, missingLockAdvice, otherSourceAdvice } from "./lock-advice.ts";
+import { acceptOrRestoreFiles, leftAsTheyWere, lockAdvice, otherSourceAdvice } from "./lock-advice.ts";
 import { changeLines, currentLocks, hasEntries, lockChanges, type TargetLock } from "./lock-state.ts";
 
 /**
@@ -140,7 +140,7 @@ export const runSync: CommandRun = async (ctx) => {
 function lockProblem(hub: Hub, file: string, error: LockError): string {
   if (error.code === "LOCK_MISSING" && (hub.git?.targets.length ?? 0) === 0)
     return `nothing to sync (no git repository is configured), and no lock at ${file} to check the skills against: run \`${program()} lock\` to write one.`;
-  return missingLockAdvice(hub, error).message;
+  return lockAdvice(hub, error).message;
 }
 
 function printOutcome(ctx: Parameters<CommandRun>[0], hub: Hub, outcome: RefreshOutcome): void {

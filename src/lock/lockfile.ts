@@ -95,9 +95,17 @@ export const Lockfile = once(() =>
 );
 export type Lockfile = z.infer<ReturnType<typeof Lockfile>>;
 
+/**
+ * What to do about a lock that cannot be read, as its message ends: `skillhub lock` writes it again from the
+ * local copies (lock-advice.ts says otherwise where a repository has none).
+ */
+export const REWRITE_ADVICE = "restore it from version control or run `skillhub lock` to write it again";
+
 /** LOCK_MISSING, LOCK_INVALID (not JSON, wrong shape, newer version) or LOCK_UNREADABLE, with a sentence that says what to do. */
 export class LockError extends SkillHubError {
-  constructor(code: "LOCK_MISSING" | "LOCK_INVALID" | "LOCK_UNREADABLE", message: string, cause?: unknown) {
+  declare readonly code: "LOCK_MISSING" | "LOCK_INVALID" | "LOCK_UNREADABLE";
+
+  constructor(code: LockError["code"], message: string, cause?: unknown) {
     super(code, message, { cause });
     this.name = "LockError";
   }
@@ -110,7 +118,7 @@ export function parseLockfile(text: string, file: string): Lockfile {
   if (deep !== undefined)
     throw new LockError(
       "LOCK_INVALID",
-      `${file} nests deeper than ${LOCK_MAX_DEPTH} levels at character ${deep + 1} (a lock is 4 deep); restore it from version control or run \`skillhub lock\` to write it again.`,
+      `${file} nests deeper than ${LOCK_MAX_DEPTH} levels at character ${deep + 1} (a lock is 4 deep); ${REWRITE_ADVICE}.`,
     );
   let data: unknown;
   try {
@@ -118,7 +126,7 @@ export function parseLockfile(text: string, file: string): Lockfile {
   } catch (error) {
     throw new LockError(
       "LOCK_INVALID",
-      `${file} is not valid JSON (${errorMessage(error)}); restore it from version control or run \`skillhub lock\` to write it again.`,
+      `${file} is not valid JSON (${errorMessage(error)}); ${REWRITE_ADVICE}.`,
       error,
     );
   }
@@ -128,7 +136,7 @@ export function parseLockfile(text: string, file: string): Lockfile {
   if (repeated !== undefined) {
     throw new LockError(
       "LOCK_INVALID",
-      `${file} gives ${repeated} twice, and only the last would count; restore it from version control or run \`skillhub lock\` to write it again.`,
+      `${file} gives ${repeated} twice, and only the last would count; ${REWRITE_ADVICE}.`,
     );
   }
   const version = (data as { lockfile_version?: unknown } | null)?.lockfile_version;
@@ -146,7 +154,7 @@ export function parseLockfile(text: string, file: string): Lockfile {
     const said = issue?.message ?? "invalid";
     throw new LockError(
       "LOCK_INVALID",
-      `${file} is not a valid SkillHub lock: at ${where}: ${said.length > 300 ? `${shownText(said.slice(0, 300))}…` : shownText(said)}; restore it from version control or run \`skillhub lock\` to write it again.`,
+      `${file} is not a valid SkillHub lock: at ${where}: ${said.length > 300 ? `${shownText(said.slice(0, 300))}…` : shownText(said)}; ${REWRITE_ADVICE}.`,
     );
   }
   return parsed.data;
@@ -271,7 +279,7 @@ export function readLockfile(file: string): Lockfile {
   const why = read.code === "PATH_OUTSIDE_SKILL" ? "it links outside its folder" : read.reason.replace(/\.$/, "");
   throw new LockError(
     "LOCK_UNREADABLE",
-    `cannot read ${file} (${read.code}: ${why}); a lock must be a regular file of at most ${LOCKFILE_MAX_BYTES} bytes: restore it from version control or run \`skillhub lock\`.`,
+    `cannot read ${file} (${read.code}: ${why}); a lock must be a regular file of at most ${LOCKFILE_MAX_BYTES} bytes: ${REWRITE_ADVICE}.`,
   );
 }
 

@@ -115,6 +115,33 @@ describe("skillhub add", () => {
     expect(first.out).toContain(`Wrote ${lock}: 3 skills, 1 git source.`);
   });
 
+  test("a lock that cannot be read stops add and remove before they fetch or change a file; --global writes only the user's", async () => {
+    const m = machine();
+    const team = teamRepo();
+    const lock = join(m.project, "skillhub.lock");
+    write(lock, "{broken");
+    const added = await cli(m, ["add", team.url]);
+    expect(added.code).toBe(2);
+    expect(added.err).toStartWith(`skillhub add: ${lock} is not valid JSON (`);
+    expect(added.err).toEndWith("; nothing was added.\n");
+    expect(existsSync(projectFile(m))).toBe(false);
+    expect(copies(m)).toEqual([]);
+    // Your own sources go to your own lock, which can be read.
+    const global = await cli(m, ["add", "--global", team.url]);
+    expect(global.code, global.err).toBe(0);
+    expect(readLockfile(join(m.home, ".skillhub", "skillhub.lock")).sources["team-skills"]).toBeDefined();
+    // A source recorded while the lock could be read is not taken out without its entry either.
+    rmSync(lock);
+    const other = teamRepo("other-skills");
+    expect((await cli(m, ["add", other.url])).code).toBe(0);
+    const yaml = readFileSync(projectFile(m), "utf8");
+    write(lock, "{broken");
+    const removed = await cli(m, ["remove", other.url]);
+    expect(removed.code).toBe(2);
+    expect(removed.err).toEndWith("; nothing was removed.\n");
+    expect(readFileSync(projectFile(m), "utf8")).toBe(yaml);
+  });
+
   test("the server started in the project serves the added repository's skills", async () => {
     const m = machine();
     const team = teamRepo();

@@ -74,16 +74,17 @@ describe("add and remove change only their own sources' lock entries", () => {
     expect(left.skills["team-skills:pdf"]).toEqual(before.skills["team-skills:pdf"] as never);
   });
 
-  test("a lock that cannot be read is not replaced by what would be served now", async () => {
+  test("a lock that cannot be read is not replaced by what would be served now, and nothing is added", async () => {
     const m = machine();
     writeSkill(m.skills, "good");
     writeSkill(join(m.project, "vendor", "skills"), "vendored");
     writeFileSync(m.lock, "{bad");
     const added = await cli(m, ["add", "./vendor/skills"]);
-    expect(added.code).toBe(1);
+    expect(added.code).toBe(2);
     expect(added.err).toContain("is not valid JSON");
-    expect(added.err).toContain("no lock was written.");
+    expect(added.err).toEndWith("; nothing was added.\n");
     expect(readFileSync(m.lock, "utf8")).toBe("{bad");
+    expect(existsSync(join(m.project, "skillhub.yaml"))).toBe(false);
   });
 
   test("without a lock, add writes one with everything served, as before", async () => {

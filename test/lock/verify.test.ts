@@ -233,6 +233,32 @@ describe("skillhub lock and skillhub verify", () => {
     );
   });
 
+  test("a corrupt lock before any repository is fetched: the advice is to restore or remove it, since lock cannot write it yet and sync stops on it", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    const m = machine();
+    const env = { SKILLS_REPO: remote.url };
+    writeFileSync(m.lock, "{broken");
+    const advice = `restore it from version control (\`skillhub lock\` cannot write it again before repository team is fetched, and \`skillhub sync\` stops on it), or remove it and run \`skillhub sync\` to fetch the configured refs and write a new lock, for review before it is committed.\n`;
+    for (const argv of [["verify"], ["sync"], ["sync", "--frozen"]]) {
+      const result = await cli(m, argv, env);
+      expect({ argv, code: result.code }).toEqual({ argv, code: 2 });
+      expect(result.err).toStartWith(`skillhub: ${m.lock} is not valid JSON (`);
+      expect(result.err).toEndWith(advice);
+    }
+    // The advice works: lock cannot write it, and without it a sync fetches and writes one.
+    expect((await cli(m, ["lock"], env)).code).toBe(1);
+    rmSync(m.lock);
+    const synced = await cli(m, ["sync"], env);
+    expect(synced.code).toBe(0);
+    expect(synced.out).toContain(`${m.lock}: written (1 skill).`);
+    // Once every repository is fetched, `skillhub lock` writes a corrupt lock again.
+    writeFileSync(m.lock, "{broken");
+    const verified = await cli(m, ["verify"], env);
+    expect(verified.err).toEndWith("restore it from version control or run `skillhub lock` to write it again.\n");
+    expect((await cli(m, ["lock"], env)).code).toBe(0);
+    expect((await cli(m, ["verify"], env)).code).toBe(0);
+  });
+
   test("a lock naming another URL for a repository: verify says to pick one, sync --frozen fetches neither", async () => {
     const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
     const m = machine();
