@@ -1,7 +1,14 @@
 import type { SourceStatus } from "../catalog/catalog.ts";
 import { leftOut, withSourcesFrom } from "../lock/build.ts";
 import type { LockTarget } from "../lock/location.ts";
-import { type GitHead, LockError, type Lockfile, readLockfile, writeLockfile } from "../lock/lockfile.ts";
+import {
+  type GitHead,
+  LOCKFILE_VERSION,
+  LockError,
+  type Lockfile,
+  readLockfile,
+  writeLockfile,
+} from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
 import type { Source } from "../sources/source-list.ts";
 import { plural } from "../util/plural.ts";
@@ -48,8 +55,8 @@ export interface LockWrite {
   which?: (target: LockTarget) => boolean;
   /**
    * The sources (labels) whose entries are written as they are now; every other entry of an existing lock
-   * is kept as it is (`skillhub add` and `remove`: withSourcesFrom). Every source when not given, and for
-   * a lock not written yet.
+   * is kept as it is (`skillhub add` and `remove`: withSourcesFrom), and a lock not written yet gets none.
+   * Every source when not given.
    */
   sources?: ReadonlySet<string>;
   /**
@@ -84,8 +91,9 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
       ctx.err(`skillhub: ${targets}\n`);
       return 1;
     }
-    // Only the state of the repositories written matters where another's entries stay as the lock has
-    // them; a lock written whole (the first) records every repository, so every one is checked.
+    // Only the state of the repositories written matters where the other entries stay as the lock has them
+    // (or stay out of a lock not written yet); a lock written whole records every repository, so every one
+    // is checked.
     const heads = (t: KeptLock) => (only && t.kept ? t.heads.filter((h) => only.has(h.label)) : t.heads);
     const missing = targets.flatMap((t) => heads(t).filter((h) => h.commit === null));
     // A lock without a configured repository (or with a copy nobody verified) would let `verify` pass over
@@ -132,8 +140,11 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
       return 1;
     }
     // A lock whose entries add or remove leave as they are is not written again (nor said to be); one
-    // `lock --skills-dir` was asked to record is, as a plain lock writes every lock.
-    const wanted = targets.filter((t) => (t.kept ? folders || outdated(t) : hasEntries(t.lock) || outdated(t)));
+    // `lock --skills-dir` was asked to record is, as a plain lock writes every lock. A lock not written yet
+    // is written when it records something.
+    const wanted = targets.filter((t) =>
+      t.kept === "kept" ? folders || outdated(t) : hasEntries(t.lock) || (!t.kept && outdated(t)),
+    );
     const written = wanted.length > 0 || targets.some((t) => t.kept) ? wanted : targets.slice(0, 1);
     // A plain lock drops the skills of a source no longer served: said, since a folder given once with
     // --skills-dir (and locked so) is one, and a server given it again refuses them when frozen.
@@ -244,14 +255,19 @@ async function leftForReview(
   chosen: readonly TargetLock[],
   flagged?: ReadonlySet<string>,
 ): Promise<{ pending: number; kept: string[] }> {
+  // A lock not written yet that gets no entry stays unwritten: `verify` says it is missing, not how it differs.
+  const counted = (t: KeptLock) => t.kept !== "fresh" || hasEntries(t.lock);
   if (!flagged)
-    return { pending: targets.reduce((n, t, i) => n + lockChanges(chosen[i] ?? t, t.lock).length, 0), kept: [] };
+    return {
+      pending: targets.reduce((n, t, i) => n + (counted(t) ? lockChanges(chosen[i] ?? t, t.lock).length : 0), 0),
+      kept: [],
+    };
   const also = standIns(hub.catalog, flagged);
   const seen = await currentLocks(hub, also);
   const standInIds = new Set([...also.served.keys()].map((skill) => skill.id));
   let pending = 0;
   const kept: string[] = [];
-  for (const t of targets) {
+  for (const t of targets.filter(counted)) {
     const now = seen.find((s) => s.file === t.file) ?? t;
     // The folders' own unrecordable files are said above; a stand-in's are verify's differences.
     const unrecordable = leftOut(now.lock).unrecordable.filter((c) => standInIds.has(c.id));
@@ -274,27 +290,33 @@ function relabelled(before: readonly Source[], after: readonly Source[]): string
   });
 }
 
-/** A lock about to be written; `kept`: an existing lock whose other sources' entries stay as they are. */
-type KeptLock = TargetLock & { kept?: boolean };
+/**
+ * A lock about to be written; `kept`: an existing lock whose other sources' entries stay as they are;
+ * `fresh`: one not written yet, which gets the named sources' entries alone.
+ */
+type KeptLock = TargetLock & { kept?: "kept" | "fresh" };
 
 /**
- * `targets` with each existing lock's entries kept but for those of `sources` (withSourcesFrom); a lock
- * not written yet is written whole. The sentence naming a lock that cannot be read, whose entries nobody
- * can keep: it is not replaced by what would be served now, which nobody reviewed.
+ * `targets` with each lock's entries kept but for those of `sources` (withSourcesFrom); a lock not written
+ * yet gets theirs alone. Security: a command that names sources records nothing else, which nobody asked it
+ * to, and nobody reviewed (a skill a package wrote into ~/.claude/skills). The sentence naming a lock that
+ * cannot be read, whose entries nobody can keep: it is not replaced by what would be served now.
  */
 function keepingOthers(targets: readonly TargetLock[], sources: ReadonlySet<string>): KeptLock[] | string {
   const kept: KeptLock[] = [];
   for (const t of targets) {
     try {
-      kept.push({ ...t, lock: withSourcesFrom(readLockfile(t.file), t.lock, sources), kept: true });
+      kept.push({ ...t, lock: withSourcesFrom(readLockfile(t.file), t.lock, sources), kept: "kept" });
     } catch (error) {
       if (!(error instanceof LockError)) throw error;
       if (error.code !== "LOCK_MISSING") return `${error.message.replace(/\.$/, "")}; no lock was written.`;
-      kept.push(t);
+      kept.push({ ...t, lock: withSourcesFrom(EMPTY_LOCK, t.lock, sources), kept: "fresh" });
     }
   }
   return kept;
 }
+
+const EMPTY_LOCK: Lockfile = { lockfile_version: LOCKFILE_VERSION, sources: {}, skills: {} };
 
 /**
  * What serves a copy trust.allowed_signers refuses again, as the sync reported it: a sync alone fetches

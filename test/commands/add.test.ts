@@ -109,10 +109,12 @@ describe("skillhub add", () => {
       expect(statSync(lock).mtimeMs).toBe(1_000_000);
     }
     expect(readFileSync(lock, "utf8")).toBe(text);
-    // With no lock yet, it is written whole, as a first lock always is.
+    // With no lock yet, adding nothing records nothing: `skillhub lock` records what is served.
     rmSync(lock);
     const first = await cli(m, ["add", team.url]);
-    expect(first.out).toContain(`Wrote ${lock}: 3 skills, 1 git source.`);
+    expect(first.out).not.toContain("Wrote");
+    expect(existsSync(lock)).toBe(false);
+    expect((await cli(m, ["lock"])).out).toContain(`Wrote ${lock}: 3 skills, 1 git source.`);
   });
 
   test("a lock that cannot be read stops add and remove before they fetch or change a file; --global writes only the user's", async () => {

@@ -49,6 +49,7 @@ describe("add and remove change only their own sources' lock entries", () => {
     const team = remoteRepo("team-skills", { "skills/pdf/SKILL.md": skillText("pdf") });
     const docs = remoteRepo("docs-skills", { "skills/guide/SKILL.md": skillText("guide") });
     expect((await cli(m, ["add", team.url])).code).toBe(0);
+    expect((await cli(m, ["lock"])).code).toBe(0);
     const before = readLockfile(m.lock);
     writeSkill(m.skills, "sneaky");
     const repos = join(m.home, ".skillhub", "repos");
@@ -87,16 +88,22 @@ describe("add and remove change only their own sources' lock entries", () => {
     expect(existsSync(join(m.project, "skillhub.yaml"))).toBe(false);
   });
 
-  test("without a lock, add writes one with everything served, as before", async () => {
+  test("without a lock, add writes one with the added source alone: what else is served waits for review", async () => {
     const m = machine();
     writeSkill(m.skills, "good");
     writeSkill(join(m.project, "vendor", "skills"), "vendored");
     const added = await cli(m, ["add", "./vendor/skills"]);
     expect(added.code, added.err).toBe(0);
-    expect(Object.keys(readLockfile(m.lock).skills)).toHaveLength(2);
+    expect(added.err).toContain("1 other difference from the lock is left as it was (`skillhub verify` lists it)");
+    expect(Object.keys(readLockfile(m.lock).skills)).toEqual(["skills:vendored"]);
+    const verified = await cli(m, ["verify"]);
+    expect(verified.code).toBe(1);
+    expect(verified.out).toContain("added skill project:good");
+    expect((await cli(m, ["lock"])).code).toBe(0);
     expect((await cli(m, ["verify"])).code).toBe(0);
   });
-  test("without a lock, add checks every repository it records: another's edited copy writes none", async () => {
+
+  test("without a lock, add records the added repository alone: another's edited copy is left for review", async () => {
     const m = machine();
     const team = remoteRepo("team-skills", { "skills/pdf/SKILL.md": skillText("pdf") });
     const docs = remoteRepo("docs-skills", { "skills/guide/SKILL.md": skillText("guide") });
@@ -106,11 +113,40 @@ describe("add and remove change only their own sources' lock entries", () => {
     const copy = join(repos, readdirSync(repos).find((n) => n.startsWith("team-skills")) as string);
     edit(join(copy, "skills", "pdf", "SKILL.md"));
     const added = await cli(m, ["add", docs.url]);
-    expect(added.code).toBe(1);
-    expect(added.err).toContain("team-skills");
-    expect(added.err).toContain("no lock was written.");
-    expect(existsSync(m.lock)).toBe(false);
+    expect(added.code, added.err).toBe(0);
+    const lock = readLockfile(m.lock);
+    expect(Object.keys(lock.sources)).toEqual(["docs-skills"]);
+    expect(Object.keys(lock.skills)).toEqual(["docs-skills:guide"]);
+    // Recording team-skills now would take the edit nobody reviewed: lock refuses it, as before.
+    expect((await cli(m, ["lock"])).err).toContain("repository team-skills's copy has local changes");
   });
+
+  test("a project's add or remove writes no personal lock: a skill a package put in ~/.claude/skills stays refused", async () => {
+    const m = machine();
+    const team = remoteRepo("team-skills", { "skills/pdf/SKILL.md": skillText("pdf") });
+    writeSkill(join(m.home, ".claude", "skills"), "planted");
+    const personal = join(m.home, ".skillhub", "skillhub.lock");
+    const added = await cli(m, ["add", team.url]);
+    expect(added.code, added.err).toBe(0);
+    expect(added.out).not.toContain(personal);
+    expect(existsSync(personal)).toBe(false);
+    expect(Object.keys(readLockfile(m.lock).skills)).toEqual(["team-skills:pdf"]);
+    expect((await cli(m, ["remove", team.url])).code).toBe(0);
+    expect(existsSync(personal)).toBe(false);
+    const s = await serverOn(m);
+    try {
+      const loaded = await s.call("load_skill", { skill_name: "planted" });
+      expect(loaded.isError).toBe(true);
+      expect(textOf(loaded)).toContain("LOCK_UNAVAILABLE");
+      expect(textOf(loaded)).not.toContain("Instructions for planted");
+    } finally {
+      await s.close();
+    }
+    // `skillhub lock` is what records it, once reviewed.
+    expect((await cli(m, ["lock"])).code).toBe(0);
+    expect(Object.keys(readLockfile(personal).skills)).toEqual(["claude-global:planted"]);
+  });
+
   test("a folder whose label changes when another of its name is added or removed keeps its entries, under its new label", async () => {
     const m = machine();
     writeSkill(join(m.project, "a", "skills"), "alpha");
