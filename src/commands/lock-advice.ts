@@ -79,31 +79,32 @@ export function uncheckedNote(hub: Hub, h: GitHead): string {
 }
 
 /**
- * A lock's advice, by what there is to fetch. `skillhub lock` writes no lock while a repository has no local
- * copy: with one not fetched yet, a missing lock's advice is `skillhub sync`, which fetches and then writes
- * it; without any repository there is nothing to sync, and the advice is `skillhub lock`. A lock that cannot
- * be read stops a sync too, so then the way out is to restore it or remove it. Any other error is returned
- * as it is.
+ * The advice for lock `file` that cannot be read, by what there is to fetch. `skillhub lock` writes no lock
+ * while a repository has no local copy: with one of this lock's not fetched yet, a missing lock's advice is
+ * `skillhub sync`, which fetches it and records its repositories; otherwise `skillhub lock`, the one command
+ * that records what is served as a whole. A lock that cannot be read stops a sync too, so then the way out
+ * is to restore it or remove it. Any other error is returned as it is.
  */
-export function lockAdvice(hub: Hub, error: LockError): LockError {
+export function lockAdvice(hub: Hub, error: LockError, file: string): LockError {
   const repos = hub.git?.status() ?? [];
   const unsynced = repos.filter((r) => !r.state).map((r) => r.name);
-  const them = `${unsynced.length === 1 ? "repository" : "repositories"} ${unsynced.join(", ")}`;
   if (error.code !== "LOCK_MISSING") {
     const tail = `${REWRITE_ADVICE}.`;
     if (unsynced.length === 0 || !error.message.endsWith(tail)) return error;
     return new LockError(
       error.code,
-      `${error.message.slice(0, -tail.length)}restore it from version control (\`${program()} lock\` cannot write it again before ${them} ${unsynced.length === 1 ? "is" : "are"} fetched, and \`${program()} sync\` stops on it), or remove it and run \`${program()} sync\` to fetch the configured refs and write a new lock, for review before it is committed.`,
+      `${error.message.slice(0, -tail.length)}restore it from version control (\`${program()} lock\` cannot write it again before ${repositories(unsynced)} ${unsynced.length === 1 ? "is" : "are"} fetched, and \`${program()} sync\` stops on it), or remove it and run \`${program()} sync\` to fetch the configured refs and write a new lock, for review before it is committed.`,
       error,
     );
   }
-  const noLock = error.message.replace(/;.*$/, "");
+  const own = unsynced.filter((label) => hub.repoLockOf(label).file === file);
   const advice =
-    repos.length === 0
-      ? `run \`${program()} lock\` to write one`
-      : unsynced.length > 0
-        ? `run \`${program()} sync\` to fetch ${them} and write it`
-        : `run \`${program()} sync\` to write one (\`${program()} lock\` records only what is fetched already)`;
-  return new LockError("LOCK_MISSING", `${noLock}; ${advice}.`, error);
+    own.length > 0
+      ? `run \`${program()} sync\` to fetch ${repositories(own)} and write it`
+      : `run \`${program()} lock\` to write one`;
+  return new LockError("LOCK_MISSING", `${error.message.replace(/;.*$/, "")}; ${advice}.`, error);
+}
+
+function repositories(labels: readonly string[]): string {
+  return `${labels.length === 1 ? "repository" : "repositories"} ${labels.join(", ")}`;
 }

@@ -43,7 +43,7 @@ export async function frozenReport(
   const needed = guard.load().error;
   const locks: LockRefusals[] = hub.lockTargets().map(({ scope, file }) => {
     const loaded = guard.load(file).error;
-    const error = loaded && lockAdvice(hub, loaded);
+    const error = loaded && lockAdvice(hub, loaded, file);
     return {
       scope,
       file,

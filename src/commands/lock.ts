@@ -1,14 +1,7 @@
 import type { SourceStatus } from "../catalog/catalog.ts";
 import { leftOut, withSourcesFrom } from "../lock/build.ts";
 import type { LockTarget } from "../lock/location.ts";
-import {
-  type GitHead,
-  LOCKFILE_VERSION,
-  LockError,
-  type Lockfile,
-  readLockfile,
-  writeLockfile,
-} from "../lock/lockfile.ts";
+import { type GitHead, LockError, type Lockfile, readLockfile, writeLockfile } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
 import type { Source } from "../sources/source-list.ts";
 import { plural } from "../util/plural.ts";
@@ -310,13 +303,11 @@ function keepingOthers(targets: readonly TargetLock[], sources: ReadonlySet<stri
     } catch (error) {
       if (!(error instanceof LockError)) throw error;
       if (error.code !== "LOCK_MISSING") return `${error.message.replace(/\.$/, "")}; no lock was written.`;
-      kept.push({ ...t, lock: withSourcesFrom(EMPTY_LOCK, t.lock, sources), kept: "fresh" });
+      kept.push({ ...t, lock: withSourcesFrom(undefined, t.lock, sources), kept: "fresh" });
     }
   }
   return kept;
 }
-
-const EMPTY_LOCK: Lockfile = { lockfile_version: LOCKFILE_VERSION, sources: {}, skills: {} };
 
 /**
  * What serves a copy trust.allowed_signers refuses again, as the sync reported it: a sync alone fetches

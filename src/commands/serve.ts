@@ -1,6 +1,7 @@
 import type { Hub } from "../server/hub.ts";
 import { serveStdio } from "../transports/stdio.ts";
 import { ConfigError, SkillHubError } from "../util/errors.ts";
+import { plural } from "../util/plural.ts";
 import { program } from "../util/program-name.ts";
 import { VERSION } from "../version.ts";
 import { type CommandContext, type CommandRun, closeToChildren, hubFor } from "./context.ts";
@@ -63,15 +64,30 @@ async function runHttp(ctx: CommandContext): Promise<number> {
 function frozenLockReadable(hub: Hub, ctx: CommandContext): boolean {
   const frozen = hub.frozen;
   if (!frozen) return true;
-  const errors = hub.lockTargets().map((t) => frozen.load(t.file).error);
-  const missing = errors.filter((e) => e?.code === "LOCK_MISSING");
-  const error = errors.find((e) => e && e.code !== "LOCK_MISSING") ?? (missing.length === errors.length && missing[0]);
+  const targets = hub.lockTargets();
+  const errors = targets.map((t) => frozen.load(t.file).error);
+  const missing = targets.filter((_, i) => errors[i]?.code === "LOCK_MISSING").map((t) => t.file);
+  const bad = errors.findIndex((e) => e && e.code !== "LOCK_MISSING");
+  const at = bad >= 0 ? bad : missing.length === errors.length ? 0 : -1;
+  const error = errors[at];
   if (!error) {
-    for (const e of missing)
-      ctx.logger.warn(`frozen mode: ${e?.message.replace(/;.*/, "")}: the skills of its place are refused`);
+    // Said once the skills are known, and only of a lock that would cover some (a teammate with no
+    // personal skills has no personal lock, and needs none).
+    void hub.ready.then(
+      () => {
+        for (const file of missing) {
+          const refused = hub.catalog.skills.filter((skill) => hub.lockTargetOf(skill).file === file).length;
+          if (refused > 0)
+            ctx.logger.warn(
+              `frozen mode: no lock at ${file}, so ${plural(refused, "skill")} ${refused === 1 ? "is" : "are"} refused (\`${program()} list --frozen\` marks ${refused === 1 ? "it" : "them"}): review, then run \`${program()} lock\` to write it.`,
+            );
+        }
+      },
+      () => {},
+    );
     return true;
   }
-  const advice = lockAdvice(hub, error);
+  const advice = lockAdvice(hub, error, targets[at]?.file ?? hub.lockFile());
   hub.close();
   ctx.err(`skillhub: frozen mode (--frozen / SKILLHUB_FROZEN): ${advice.message}\n`);
   return false;

@@ -72,19 +72,20 @@ export const runSync: CommandRun = async (ctx) => {
     const targets = await currentLocks(hub);
     const reports = targets.map((t) => {
       const before = previous.get(t.file);
-      // What a sync fetches is its repositories' commits: a lock written before gets their entries, and every
-      // folder's stay as it has them, so that an edit nobody reviewed is still a difference for `verify`
-      // (review, then `skillhub lock`). The first lock records everything.
-      const lock = before && !frozen ? withSourcesFrom(before, t.lock, repositories(t, before)) : t.lock;
+      // What a sync fetches is its repositories' commits: a lock gets their entries, and every folder's stay
+      // as it has them (none in a lock not written yet), so that an edit nobody reviewed is still a
+      // difference for `verify` (review, then `skillhub lock`). Security: nor does a first lock record a
+      // skill a package wrote into ~/.claude/skills unseen.
+      const lock = frozen ? t.lock : withSourcesFrom(before, t.lock, repositories(t, before));
       const changes = before ? lockChanges({ ...t, lock }, before) : [];
-      const pending = lock === t.lock ? 0 : lockChanges(t, lock).length;
-      // A first lock records something: a sync that serves nothing (a typo in the configuration, the wrong
-      // folder) leaves no empty lock behind for `verify` to pass.
-      const wanted = before ? changes.length > 0 : hasEntries(t.lock);
+      // A first lock records something: a sync that fetches nothing leaves no empty lock behind for `verify`
+      // to pass.
+      const wanted = before ? changes.length > 0 : hasEntries(lock);
+      const pending = lock === t.lock || (!before && !wanted) ? 0 : lockChanges(t, lock).length;
       // The lock records a complete sync only: after a failure it would pin a half-updated state.
       const written = !frozen && outcome.success && wanted;
       if (written) writeLockfile(t.file, lock);
-      return { target: t, before, report: { file: t.file, scope: t.scope, written, frozen, changes, pending } };
+      return { target: t, before, lock, report: { file: t.file, scope: t.scope, written, frozen, changes, pending } };
     });
     const differs = frozen && reports.some((r) => r.report.changes.length > 0);
     if (ctx.args.options.json) {
@@ -93,7 +94,7 @@ export const runSync: CommandRun = async (ctx) => {
       return outcome.success && !differs ? 0 : 1;
     }
     printOutcome(ctx, hub, outcome);
-    for (const { target, before, report } of reports) {
+    for (const { target, before, lock, report } of reports) {
       const { file, changes, written } = report;
       if (frozen) {
         if (!before) {
@@ -109,7 +110,11 @@ export const runSync: CommandRun = async (ctx) => {
         if (target.heads.length > 0 || before || hasEntries(target.lock))
           ctx.out(`${file}: not written, a repository could not be synced.\n`);
       } else if (!written) {
-        if (report.pending > 0)
+        if (!before && hasEntries(target.lock))
+          ctx.out(
+            `${file}: not written (a sync records what its repositories bring, and this lock pins none); \`${program()} lock\` records the ${plural(Object.keys(target.lock.skills).length, "skill")} served, once reviewed.\n`,
+          );
+        else if (report.pending > 0)
           ctx.out(
             `${file}: not changed (a sync records what its repositories bring); ${leftAsTheyWere(report.pending, "difference")}\n`,
           );
@@ -119,9 +124,16 @@ export const runSync: CommandRun = async (ctx) => {
           `${file}: updated, ${plural(changes.length, "change")}:\n${changeLines(changes)}${reviewLines(hub, before, target.lock)}`,
         );
         if (report.pending > 0) ctx.out(`${file}: ${leftAsTheyWere(report.pending)}\n`);
-      } else ctx.out(`${file}: written (${plural(Object.keys(target.lock.skills).length, "skill")}).\n`);
+      } else {
+        ctx.out(`${file}: written (${plural(Object.keys(lock.skills).length, "skill")}).\n`);
+        if (report.pending > 0) ctx.out(`${file}: ${leftAsTheyWere(report.pending, "difference")}\n`);
+      }
     }
-    if (!frozen && outcome.success && reports.every((r) => !r.before && !r.report.written))
+    if (
+      !frozen &&
+      outcome.success &&
+      reports.every((r) => !r.before && !r.report.written && !hasEntries(r.target.lock))
+    )
       ctx.out("No lock written: nothing to record (no skill is served and no repository is configured).\n");
     // After a failed fetch the differences may be the failure's: its line says what to do instead.
     // Every repository is at its locked commit now: what differs is a folder's files, or a URL spelt otherwise.
@@ -140,7 +152,7 @@ export const runSync: CommandRun = async (ctx) => {
 function lockProblem(hub: Hub, file: string, error: LockError): string {
   if (error.code === "LOCK_MISSING" && (hub.git?.targets.length ?? 0) === 0)
     return `nothing to sync (no git repository is configured), and no lock at ${file} to check the skills against: run \`${program()} lock\` to write one.`;
-  return lockAdvice(hub, error).message;
+  return lockAdvice(hub, error, file).message;
 }
 
 function printOutcome(ctx: Parameters<CommandRun>[0], hub: Hub, outcome: RefreshOutcome): void {
@@ -198,8 +210,12 @@ function reviewLines(hub: Hub, before: Lockfile, after: Lockfile): string {
  * The git sources whose entries a sync writes in `target`'s lock: every configured repository (this lock's
  * and the others', which it records no more) and every one `before` records (one no longer configured goes).
  */
-function repositories(target: TargetLock, before: Lockfile): Set<string> {
-  return new Set([...target.heads.map((h) => h.label), ...target.elsewhere.keys(), ...Object.keys(before.sources)]);
+function repositories(target: TargetLock, before: Lockfile | undefined): Set<string> {
+  return new Set([
+    ...target.heads.map((h) => h.label),
+    ...target.elsewhere.keys(),
+    ...Object.keys(before?.sources ?? {}),
+  ]);
 }
 
 function skills(count: number): string {

@@ -65,7 +65,7 @@ export const runVerify: CommandRun = async (ctx) => {
       } catch (error) {
         if (!(error instanceof LockError)) throw error;
         const needed = error.code !== "LOCK_MISSING" || (target.scope !== "global" && hasEntries(target.lock));
-        if (needed) return fail(ctx, json, target.file, lockAdvice(hub, error));
+        if (needed) return fail(ctx, json, target.file, lockAdvice(hub, error, target.file));
         missing.set(target.file, error);
         if (hasEntries(target.lock)) {
           const n = Object.keys(target.lock.skills).length;
@@ -88,7 +88,7 @@ export const runVerify: CommandRun = async (ctx) => {
     // Nothing at all to compare with: as before the split, that is a missing lock.
     const unread = notes[0]?.file ?? targets[0]?.file;
     const error = unread ? missing.get(unread) : undefined;
-    if (checked.length === 0 && unread && error) return fail(ctx, json, unread, lockAdvice(hub, error));
+    if (checked.length === 0 && unread && error) return fail(ctx, json, unread, lockAdvice(hub, error, unread));
     const changes = checked.flatMap((c) => c.changes);
     if (json) {
       const locks = [

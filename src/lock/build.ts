@@ -95,17 +95,17 @@ export function buildLockfile(
 
 /**
  * `built`'s entries of the sources `labels` names (their pins and skills), and every other entry exactly as
- * `lock` records it: what `skillhub add` and `skillhub remove` write, so that a change nobody reviewed in
- * another source (an edited skill, a new one, a copy at another commit) stays a difference for `verify`
- * until someone reviews it and runs `skillhub lock`. What buildLockfile left out of those sources' skills
- * is kept with it. Pure.
+ * `lock` records it (none without a lock): what `skillhub add`, `skillhub remove` and `skillhub sync` write,
+ * so that a change nobody reviewed in another source (an edited skill, a new one, a copy at another
+ * commit) stays a difference for `verify` until someone reviews it and runs `skillhub lock`. What
+ * buildLockfile left out of those sources' skills is kept with it. Pure.
  */
-export function withSourcesFrom(lock: Lockfile, built: Lockfile, labels: ReadonlySet<string>): Lockfile {
+export function withSourcesFrom(lock: Lockfile | undefined, built: Lockfile, labels: ReadonlySet<string>): Lockfile {
   const sources = emptyRecord<LockedSource>();
-  for (const [label, s] of Object.entries(lock.sources)) if (!labels.has(label)) sources[label] = s;
+  for (const [label, s] of Object.entries(lock?.sources ?? {})) if (!labels.has(label)) sources[label] = s;
   for (const [label, s] of Object.entries(built.sources)) if (labels.has(label)) sources[label] = s;
   const skills = emptyRecord<LockedSkill>();
-  for (const [id, s] of Object.entries(lock.skills)) if (!labels.has(s.source)) skills[id] = s;
+  for (const [id, s] of Object.entries(lock?.skills ?? {})) if (!labels.has(s.source)) skills[id] = s;
   for (const [id, s] of Object.entries(built.skills)) if (labels.has(s.source)) skills[id] = s;
   const merged: Lockfile = { lockfile_version: LOCKFILE_VERSION, sources, skills };
   const ours = (c: LockChange) => labels.has(built.skills[c.id]?.source ?? "");

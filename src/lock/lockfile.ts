@@ -274,7 +274,7 @@ export function readLockfile(file: string): Lockfile {
   if (read.code === "FILE_NOT_FOUND" && !stat)
     throw new LockError(
       "LOCK_MISSING",
-      `no lock at ${file}; run \`skillhub sync\` to write one (\`skillhub lock\` records only what is fetched already).`,
+      `no lock at ${file}; run \`skillhub lock\` to write one (after \`skillhub sync\` if a repository is not fetched yet).`,
     );
   const why = read.code === "PATH_OUTSIDE_SKILL" ? "it links outside its folder" : read.reason.replace(/\.$/, "");
   throw new LockError(

@@ -66,8 +66,10 @@ describe("a repository of your own config file is pinned by your own lock", () =
     const synced = skillhub(["sync"], project);
     expect(synced.code, synced.err).toBe(0);
     expect(synced.out).toContain(
-      `${join(project, "skillhub.lock")}: written (1 skill).\n${globalLock(home)}: up to date.\n`,
+      `${join(project, "skillhub.lock")}: not written (a sync records what its repositories bring, and this lock pins none); \`skillhub lock\` records the 1 skill served, once reviewed.\n${globalLock(home)}: up to date.\n`,
     );
+    const locked = skillhub(["lock"], project);
+    expect(locked.out).toContain(`Wrote ${join(project, "skillhub.lock")}: 1 skill, 0 git sources.\n`);
     const committed = readLockfile(join(project, "skillhub.lock"));
     expect(committed.sources).toEqual({});
     expect(Object.keys(committed.skills)).toEqual(["project:review"]);
@@ -131,7 +133,8 @@ describe("a repository of your own config file is pinned by your own lock", () =
     const synced = await cli(m, ["sync"]);
     expect(synced.code, synced.err).toBe(0);
     expect(copyHead(m.home, "team")).toBe(first);
-    expect(synced.out).toContain(`${m.lock}: written (1 skill).\n${globalLock(m.home)}: up to date.\n`);
+    expect(synced.out).toContain(`${globalLock(m.home)}: up to date.\n`);
+    expect((await cli(m, ["lock"])).code).toBe(0);
     expect(readLockfile(m.lock).sources).toEqual({});
 
     const updated = await cli(m, ["sync", "--update"]);
@@ -146,6 +149,7 @@ describe("a repository of your own config file is pinned by your own lock", () =
     writeSkill(m.skills, "review");
     // What an earlier SkillHub wrote for a personal repository: the same entries as a SKILLS_REPO's.
     expect((await cli(m, ["sync"], { SKILLS_REPO: remote.url })).code).toBe(0);
+    expect((await cli(m, ["lock"], { SKILLS_REPO: remote.url })).code).toBe(0);
     expect(Object.keys(readLockfile(m.lock).sources)).toEqual(["team"]);
     ownRepo(m.home, remote.url);
 

@@ -199,7 +199,10 @@ describe("sync writes its repositories' lock entries, and leaves every folder's 
     const team = remoteRepo("team-skills", { "skills/pdf/SKILL.md": skillText("pdf") });
     const env = { SKILLS_REPO: team.url };
     const first = await cli(m, ["sync"], env);
-    expect(first.out).toContain(`${m.lock}: written (2 skills).\n`);
+    // A first sync records its repository alone; the folder's skill waits for review.
+    expect(first.out).toContain(`${m.lock}: written (1 skill).\n`);
+    expect(Object.keys(readLockfile(m.lock).skills)).toEqual(["team-skills:pdf"]);
+    expect((await cli(m, ["lock"], env)).code).toBe(0);
     const locked = readLockfile(m.lock);
     edit(csv);
     team.write("skills/pdf/SKILL.md", skillText("pdf", "Second version."));
@@ -238,6 +241,7 @@ describe("sync writes its repositories' lock entries, and leaves every folder's 
     writeSkill(m.skills, "good");
     const team = remoteRepo("team-skills", { "skills/pdf/SKILL.md": skillText("pdf") });
     expect((await cli(m, ["sync"], { SKILLS_REPO: team.url })).code).toBe(0);
+    expect((await cli(m, ["lock"], { SKILLS_REPO: team.url })).code).toBe(0);
     const synced = await cli(m, ["sync"]);
     expect(synced.code, synced.err).toBe(0);
     expect(synced.out).toContain(`${m.lock}: updated, 2 changes:\n  removed source team-skills: `);
@@ -367,6 +371,7 @@ describe("skillhub doctor --frozen", () => {
     const env = { SKILLS_REPO: remote.url };
     const good = writeSkill(m.skills, "good");
     expect((await cli(m, ["sync"], env)).code).toBe(0);
+    expect((await cli(m, ["lock"], env)).code).toBe(0);
     const ok = await cli(m, ["doctor", "--frozen"], env);
     expect(ok.code, ok.out).toBe(0);
     expect(ok.out).toContain(`  ${m.lock} (project): valid\n`);

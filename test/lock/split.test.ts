@@ -100,11 +100,15 @@ describe("one lock per place: the project's skills and the user's own", () => {
     expect(code(await s.call("load_skill", { skill_name: "review" }))).toBeUndefined();
   });
 
-  test("sync writes both; SKILLHUB_LOCK is one file for everything", async () => {
+  test("sync records repositories only, so it writes neither from folders alone; SKILLHUB_LOCK is one file for everything", async () => {
     const a = developer();
     const synced = await cli(a, ["sync"]);
     expect(synced.code).toBe(0);
-    expect(synced.out).toContain(`${a.lock}: written (1 skill).\n${globalLock(a)}: written (2 skills).\n`);
+    expect(synced.out).toContain(
+      `${a.lock}: not written (a sync records what its repositories bring, and this lock pins none); \`skillhub lock\` records the 1 skill served, once reviewed.\n${globalLock(a)}: not written (a sync records what its repositories bring, and this lock pins none); \`skillhub lock\` records the 2 skills served, once reviewed.\n`,
+    );
+    expect(existsSync(a.lock) || existsSync(globalLock(a))).toBe(false);
+    expect((await cli(a, ["lock"])).code).toBe(0);
     expect((await cli(a, ["sync"])).out).toContain(`${a.lock}: up to date.\n${globalLock(a)}: up to date.\n`);
     const custom = join(a.home, "ci", "all.lock");
     expect((await cli(a, ["lock"], { SKILLHUB_LOCK: custom })).out).toBe(`Wrote ${custom}: 3 skills, 0 git sources.\n`);
@@ -155,8 +159,9 @@ describe("a global lock written outside any project, then used inside one", () =
     // global one, with nothing personal, is not rewritten.
     const synced = await cli(m, ["sync"], { SKILLS_REPO: remote.url });
     expect(synced.code).toBe(0);
-    expect(synced.out).toContain(`${m.lock}: written (2 skills).\n`);
+    expect(synced.out).toContain(`${m.lock}: written (1 skill).\n`);
     expect(readFileSync(globalLock(m), "utf8")).toBe(`${JSON.stringify(home, null, 2)}\n`);
+    expect((await cli(m, ["lock"], { SKILLS_REPO: remote.url })).code).toBe(0);
     const verified = await cli(m, ["verify"], { SKILLS_REPO: remote.url });
     expect(verified.out).toBe(
       `${m.lock}: verified, 2 skills and 1 git source match.\n${globalLock(m)}: verified, 0 skills and 0 git sources match.\n`,

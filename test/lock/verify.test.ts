@@ -219,18 +219,24 @@ describe("skillhub lock and skillhub verify", () => {
     );
   });
 
-  test("a missing lock where a repository is configured: verify's advice is sync, which fetches before it writes", async () => {
+  test("a missing lock where a repository is configured: verify's advice is sync while it is not fetched, then lock", async () => {
     const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
     const m = machine();
     writeSkill(m.skills, "pdf");
     const env = { SKILLS_REPO: remote.url };
+    const unfetched = await cli(m, ["verify"], env);
+    expect(unfetched.code).toBe(2);
+    expect(unfetched.err).toBe(
+      `skillhub: no lock at ${m.lock}; run \`skillhub sync\` to fetch repository team and write it.\n`,
+    );
     expect((await cli(m, ["sync"], env)).code).toBe(0);
     rmSync(m.lock);
     const missing = await cli(m, ["verify"], env);
     expect(missing.code).toBe(2);
-    expect(missing.err).toBe(
-      `skillhub: no lock at ${m.lock}; run \`skillhub sync\` to write one (\`skillhub lock\` records only what is fetched already).\n`,
-    );
+    expect(missing.err).toBe(`skillhub: no lock at ${m.lock}; run \`skillhub lock\` to write one.\n`);
+    // The advice works, and covers the folder's skill too.
+    expect((await cli(m, ["lock"], env)).code).toBe(0);
+    expect((await cli(m, ["verify"], env)).code).toBe(0);
   });
 
   test("a corrupt lock before any repository is fetched: the advice is to restore or remove it, since lock cannot write it yet and sync stops on it", async () => {
@@ -539,12 +545,16 @@ describe("skillhub lock and skillhub verify", () => {
     expect(readdirSync(m.lock)).toEqual([]);
   });
 
-  test("sync writes the lock when there is none; after that, a folder's changes wait for review", async () => {
+  test("sync writes no lock of folders alone, which `lock` records; after that, a folder's changes wait for review", async () => {
     const m = machine();
     writeSkill(m.skills, "pdf");
     const first = await cli(m, ["sync"]);
     expect(first.code).toBe(0);
-    expect(first.out).toContain(`${m.lock}: written (1 skill).\n`);
+    expect(first.out).toContain(
+      `${m.lock}: not written (a sync records what its repositories bring, and this lock pins none); \`skillhub lock\` records the 1 skill served, once reviewed.\n`,
+    );
+    expect(existsSync(m.lock)).toBe(false);
+    expect((await cli(m, ["lock"])).code).toBe(0);
     const same = await cli(m, ["sync"]);
     expect(same.out).toContain(`${m.lock}: up to date.\n`);
     writeSkill(m.skills, "docx");
@@ -560,6 +570,7 @@ describe("skillhub lock and skillhub verify", () => {
     const team = remoteRepo("team-skills", { "skills/pdf/SKILL.md": skillText("pdf") });
     const env = { SKILLS_REPO: team.url };
     expect((await cli(m, ["sync"], env)).code).toBe(0);
+    expect((await cli(m, ["lock"], env)).code).toBe(0);
     writeSkill(m.skills, "csv-summary");
     writeSkill(m.skills, "pdf");
 

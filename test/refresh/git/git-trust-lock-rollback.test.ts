@@ -28,6 +28,7 @@ async function signedTeam() {
   const writer = machine();
   writeSkill(writer.skills, "notes", { description: "The project's notes." });
   expect((await cli(writer, ["sync"], env)).code).toBe(0);
+  expect((await cli(writer, ["lock"], env)).code).toBe(0);
   return { remote, trusted, env, old, writer };
 }
 
