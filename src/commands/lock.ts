@@ -182,6 +182,11 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
       for (const c of counts.filter((c) => c.written))
         ctx.out(`Wrote ${c.file}: ${plural(c.skills, "skill")}, ${plural(c.sources, "git source")}.\n`);
     }
+    // A first lock of nothing is most often a command run in the wrong folder.
+    if (!only && written.every((t) => !hasEntries(t.lock)) && hub.catalog.skills.length === 0)
+      ctx.err(
+        `skillhub lock: nothing is served here (no skill, no repository), so the lock records nothing; the project root is ${hub.projectRoot.dir ?? "(none)"} (${hub.projectRoot.how}): if that is not the project, run lock there or pass --project (\`${program()} doctor\` says where it looks for skills).\n`,
+      );
     return 0;
   } finally {
     hub.close();

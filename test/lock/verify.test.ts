@@ -206,6 +206,17 @@ describe("skillhub lock and skillhub verify", () => {
     expect(existsSync(m.lock)).toBe(false);
   });
 
+  test("lock where nothing is served says so, naming the project root it used: most often the wrong folder", async () => {
+    const m = machine();
+    const empty = await cli(m, ["lock"]);
+    expect(empty.code).toBe(0);
+    expect(empty.err).toBe(
+      `skillhub lock: nothing is served here (no skill, no repository), so the lock records nothing; the project root is ${m.project} (--project / SKILLHUB_PROJECT_DIR): if that is not the project, run lock there or pass --project (\`skillhub doctor\` says where it looks for skills).\n`,
+    );
+    writeSkill(m.skills, "pdf");
+    expect((await cli(m, ["lock"])).err).toBe("");
+  });
+
   test("a file no lock can record in a repository is renamed in the repository: verify says so, not to rename it here", async () => {
     const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha"), "skills/alpha/notes.md ": "x\n" });
     const m = machine();
