@@ -10,6 +10,7 @@ import type { Skill } from "../skills/skill.ts";
 import { resolveProjectRoot } from "../sources/project-root.ts";
 import { plural } from "../util/plural.ts";
 import { program } from "../util/program-name.ts";
+import { shellWords } from "../util/shell-words.ts";
 import type { CommandContext } from "./context.ts";
 
 /** One lock file's share of what would be served now. */
@@ -191,6 +192,25 @@ export function tooLargeNote(lock: Lockfile): string | undefined {
   const ids = tooLarge(lock);
   if (ids.length === 0) return undefined;
   return `${plural(ids.length, "skill")} ${ids.length === 1 ? "has" : "have"} more than ${LOCKED_ENTRIES_MAX} files and folders, too many to review: recorded as too large, never served by a frozen server (${ids.join(", ")}). Move what ${ids.length === 1 ? "it does" : "they do"} not need (dependencies, caches) out of ${ids.length === 1 ? "its folder" : "their folders"} to lock ${ids.length === 1 ? "it" : "them"}.`;
+}
+
+/**
+ * How to read what a repository's new commit changed, for each one whose locked commit moved: the lock shows
+ * only digests, and the copy holds both commits (the old one was checked out there until now).
+ */
+export function reviewLines(hub: Hub, before: Lockfile, after: Lockfile): string {
+  const copies = new Map((hub.git?.sources() ?? []).map((s) => [s.label, s.dir]));
+  return Object.entries(after.sources)
+    .flatMap(([label, { commit }]) => {
+      const old = before.sources[label]?.commit;
+      const dir = copies.get(label);
+      return old && dir && old !== commit
+        ? [
+            `  review ${label}'s files: ${shellWords(["git", "-C", dir, "diff", old.slice(0, 12), commit.slice(0, 12)])}\n`,
+          ]
+        : [];
+    })
+    .join("");
 }
 
 /** One line per change, indented, for the text output of verify and sync. */

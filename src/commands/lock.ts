@@ -1,7 +1,8 @@
 import type { SourceStatus } from "../catalog/catalog.ts";
 import { leftOut, withSourcesFrom } from "../lock/build.ts";
+import { compareLocks, type LockChange } from "../lock/compare.ts";
 import type { LockTarget } from "../lock/location.ts";
-import { type GitHead, LockError, type Lockfile, readLockfile, writeLockfile } from "../lock/lockfile.ts";
+import { entryOf, type GitHead, LockError, type Lockfile, readLockfile, writeLockfile } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
 import type { Source } from "../sources/source-list.ts";
 import { plural } from "../util/plural.ts";
@@ -19,6 +20,7 @@ import {
   lockChanges,
   notedStandIns,
   outdated,
+  reviewLines,
   standIns,
   type TargetLock,
   tooLarge,
@@ -179,8 +181,12 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
       const first = counts.find((c) => c.written) ?? counts[0];
       ctx.out(`${JSON.stringify({ ...first, missing_copies: missing, locks: counts }, null, 2)}\n`);
     } else {
-      for (const c of counts.filter((c) => c.written))
-        ctx.out(`Wrote ${c.file}: ${plural(c.skills, "skill")}, ${plural(c.sources, "git source")}.\n`);
+      for (const t of written) {
+        ctx.out(
+          `Wrote ${t.file}: ${plural(Object.keys(t.lock.skills).length, "skill")}, ${plural(Object.keys(t.lock.sources).length, "git source")}.\n`,
+        );
+        if (t.before) ctx.out(movedLines(hub, t.before, t.lock));
+      }
     }
     // A first lock of nothing is most often a command run in the wrong folder.
     if (!only && written.every((t) => !hasEntries(t.lock)) && hub.catalog.skills.length === 0)
@@ -279,6 +285,18 @@ async function leftForReview(
   return { pending, kept };
 }
 
+/**
+ * What a repository the lock recorded before brings now (`skillhub add` of it at another ref): the lines
+ * of its changes, and the command that shows what its new commit changed, as a sync prints them.
+ */
+function movedLines(hub: Hub, before: Lockfile, after: Lockfile): string {
+  const repos = new Set(Object.keys(before.sources));
+  const label = (c: LockChange) =>
+    c.subject === "source" ? c.id : (entryOf(after.skills, c.id) ?? entryOf(before.skills, c.id))?.source;
+  const moved = compareLocks(before, after).filter((c) => repos.has(label(c) ?? ""));
+  return moved.length > 0 ? `${changeLines(moved)}${reviewLines(hub, before, after)}` : "";
+}
+
 /** Both labels of each folder that has another label in `after` than in `before`. */
 function relabelled(before: readonly Source[], after: readonly Source[]): string[] {
   const now = new Map(after.map((s) => [s.dir, s.label]));
@@ -292,7 +310,7 @@ function relabelled(before: readonly Source[], after: readonly Source[]): string
  * A lock about to be written; `kept`: an existing lock whose other sources' entries stay as they are;
  * `fresh`: one not written yet, which gets the named sources' entries alone.
  */
-type KeptLock = TargetLock & { kept?: "kept" | "fresh" };
+type KeptLock = TargetLock & { kept?: "kept" | "fresh"; before?: Lockfile };
 
 /**
  * `targets` with each lock's entries kept but for those of `sources` (withSourcesFrom); a lock not written
@@ -304,7 +322,8 @@ function keepingOthers(targets: readonly TargetLock[], sources: ReadonlySet<stri
   const kept: KeptLock[] = [];
   for (const t of targets) {
     try {
-      kept.push({ ...t, lock: withSourcesFrom(readLockfile(t.file), t.lock, sources), kept: "kept" });
+      const before = readLockfile(t.file);
+      kept.push({ ...t, lock: withSourcesFrom(before, t.lock, sources), kept: "kept", before });
     } catch (error) {
       if (!(error instanceof LockError)) throw error;
       if (error.code !== "LOCK_MISSING") return `${error.message.replace(/\.$/, "")}; no lock was written.`;

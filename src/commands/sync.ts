@@ -10,7 +10,7 @@ import { shellWords } from "../util/shell-words.ts";
 import { type CommandRun, oneShotHub } from "./context.ts";
 import { lockedCommits } from "./fetch-advice.ts";
 import { acceptOrRestoreFiles, leftAsTheyWere, lockAdvice, otherSourceAdvice } from "./lock-advice.ts";
-import { changeLines, currentLocks, hasEntries, lockChanges, type TargetLock } from "./lock-state.ts";
+import { changeLines, currentLocks, hasEntries, lockChanges, reviewLines, type TargetLock } from "./lock-state.ts";
 
 /**
  * `skillhub sync [--update [REPO...]] [--frozen] [--json]`: what refresh_skills does,
@@ -185,25 +185,6 @@ function printOutcome(ctx: Parameters<CommandRun>[0], hub: Hub, outcome: Refresh
   ctx.out(
     `${skills(outcome.skills_reindexed)} indexed${outcome.last_sync ? `; last full sync ${outcome.last_sync}` : ""}.\n`,
   );
-}
-
-/**
- * How to read what a repository's new commit changed, for each one whose locked commit moved: the lock shows
- * only digests, and the copy holds both commits (the old one was checked out there until now).
- */
-function reviewLines(hub: Hub, before: Lockfile, after: Lockfile): string {
-  const copies = new Map((hub.git?.sources() ?? []).map((s) => [s.label, s.dir]));
-  return Object.entries(after.sources)
-    .flatMap(([label, { commit }]) => {
-      const old = before.sources[label]?.commit;
-      const dir = copies.get(label);
-      return old && dir && old !== commit
-        ? [
-            `  review ${label}'s files: ${shellWords(["git", "-C", dir, "diff", old.slice(0, 12), commit.slice(0, 12)])}\n`,
-          ]
-        : [];
-    })
-    .join("");
 }
 
 /**

@@ -191,6 +191,25 @@ describe("skillhub add", () => {
     expect(copies(third)).toEqual([]);
   });
 
+  test("a repository added again at another tag says what its new commit changes and how to read it, as a sync does", async () => {
+    const m = machine();
+    const team = teamRepo();
+    const v1 = git(["rev-parse", "HEAD"], team.work);
+    team.write("skills/pdf/SKILL.md", skillText("pdf", "Second version."));
+    const v2 = team.push("two");
+    git(["tag", "v2"], team.work);
+    git(["push", "--quiet", "origin", "v2"], team.work);
+    expect((await cli(m, ["add", `${team.url}#v1`])).code).toBe(0);
+    const moved = await cli(m, ["add", `${team.url}#v2`]);
+    expect(moved.code, moved.err).toBe(0);
+    expect(moved.out).toContain(
+      `  changed source team-skills: ref v1 → v2, commit ${v1.slice(0, 12)} → ${v2.slice(0, 12)}\n  changed skill team-skills:pdf file SKILL.md: `,
+    );
+    const review = moved.out.match(/^ {2}review team-skills's files: (git -C \S+ diff [0-9a-f]{12} [0-9a-f]{12})$/m);
+    const diff = Bun.spawnSync((review?.[1] ?? "git").split(" "));
+    expect(diff.stdout.toString()).toContain("+description: Second version.");
+  });
+
   test("a repository whose default branch is not main follows its own, written in the entry", async () => {
     const m = machine();
     const remote = remoteRepo("legacy", { "skills/old/SKILL.md": skillText("old") }, "master");
