@@ -153,7 +153,9 @@ describe("skillhub.lock format", () => {
       expect((error as LockError).message).toMatch(message);
     }
     const dir = tempDir();
-    expect(() => readLockfile(join(dir, "skillhub.lock"))).toThrow(/no lock at .*run `skillhub sync`/);
+    expect(() => readLockfile(join(dir, "skillhub.lock"))).toThrow(
+      /no lock at .*run `skillhub lock` to write one \(after `skillhub sync` if a repository is not fetched yet\)/,
+    );
   });
 
   test("Security: a lock nested deep, or with huge keys or line breaks in them, is refused in a short line", () => {
