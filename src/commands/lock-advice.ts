@@ -82,8 +82,9 @@ export function uncheckedNote(hub: Hub, h: GitHead): string {
  * The advice for lock `file` that cannot be read, by what there is to fetch. `skillhub lock` writes no lock
  * while a repository has no local copy: with one of this lock's not fetched yet, a missing lock's advice is
  * `skillhub sync`, which fetches it and records its repositories; otherwise `skillhub lock`, the one command
- * that records what is served as a whole. A lock that cannot be read stops a sync too, so then the way out
- * is to restore it or remove it. Any other error is returned as it is.
+ * that records what is served as a whole, once every repository is fetched (it checks them all). A lock
+ * that cannot be read stops a sync too, so then the way out is to restore it or remove it. Any other error
+ * is returned as it is.
  */
 export function lockAdvice(hub: Hub, error: LockError, file: string): LockError {
   const repos = hub.git?.status() ?? [];
@@ -101,7 +102,9 @@ export function lockAdvice(hub: Hub, error: LockError, file: string): LockError 
   const advice =
     own.length > 0
       ? `run \`${program()} sync\` to fetch ${repositories(own)} and write it`
-      : `run \`${program()} lock\` to write one`;
+      : unsynced.length > 0
+        ? `run \`${program()} sync\` to fetch ${repositories(unsynced)}, then \`${program()} lock\` to write it`
+        : `run \`${program()} lock\` to write one`;
   return new LockError("LOCK_MISSING", `${error.message.replace(/;.*$/, "")}; ${advice}.`, error);
 }
 

@@ -196,21 +196,25 @@ export function tooLargeNote(lock: Lockfile): string | undefined {
 
 /**
  * How to read what a repository's new commit changed, for each one whose locked commit moved: the lock shows
- * only digests, and the copy holds both commits (the old one was checked out there until now).
+ * only digests, and a copy that had the old commit checked out holds both. A copy that never held it (a
+ * fresh clone of the project, fetched at its new commit) cannot show the difference: said, not a command
+ * that fails.
  */
-export function reviewLines(hub: Hub, before: Lockfile, after: Lockfile): string {
+export async function reviewLines(hub: Hub, before: Lockfile, after: Lockfile): Promise<string> {
   const copies = new Map((hub.git?.sources() ?? []).map((s) => [s.label, s.dir]));
-  return Object.entries(after.sources)
-    .flatMap(([label, { commit }]) => {
-      const old = before.sources[label]?.commit;
-      const dir = copies.get(label);
-      return old && dir && old !== commit
-        ? [
-            `  review ${label}'s files: ${shellWords(["git", "-C", dir, "diff", old.slice(0, 12), commit.slice(0, 12)])}\n`,
-          ]
-        : [];
-    })
-    .join("");
+  const lines: string[] = [];
+  for (const [label, { commit }] of Object.entries(after.sources)) {
+    const old = before.sources[label]?.commit;
+    const dir = copies.get(label);
+    if (!old || !dir || old === commit) continue;
+    const [from, to] = [old.slice(0, 12), commit.slice(0, 12)];
+    lines.push(
+      (await hub.git?.holds(label, old))
+        ? `  review ${label}'s files: ${shellWords(["git", "-C", dir, "diff", from, to])}\n`
+        : `  review ${label}'s files: this copy never held commit ${from}, so compare ${from} with ${to} in the repository itself\n`,
+    );
+  }
+  return lines.join("");
 }
 
 /** One line per change, indented, for the text output of verify and sync. */

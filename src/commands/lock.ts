@@ -1,5 +1,5 @@
 import type { SourceStatus } from "../catalog/catalog.ts";
-import { leftOut, withSourcesFrom } from "../lock/build.ts";
+import { leftOut, relabelledLock, withSourcesFrom } from "../lock/build.ts";
 import { compareLocks, type LockChange } from "../lock/compare.ts";
 import type { LockTarget } from "../lock/location.ts";
 import { entryOf, type GitHead, LockError, type Lockfile, readLockfile, writeLockfile } from "../lock/lockfile.ts";
@@ -79,9 +79,10 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
       ? { sources: new Set(folders.map((s) => s.label)), which: coveringAny(hub, folders) }
       : write;
     const all = await currentLocks(hub);
-    const only = how.sources && new Set([...how.sources, ...relabelled(how.previous ?? [], hub.sources())]);
+    const only = how.sources;
     const chosen = all.filter(how.which ?? (() => true));
-    const targets: KeptLock[] | string = only ? keepingOthers(chosen, only) : chosen;
+    const renames = relabelled(how.previous ?? [], hub.sources());
+    const targets: KeptLock[] | string = only ? keepingOthers(chosen, only, renames) : chosen;
     if (typeof targets === "string") {
       ctx.err(`skillhub: ${targets}\n`);
       return 1;
@@ -185,9 +186,13 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
         ctx.out(
           `Wrote ${t.file}: ${plural(Object.keys(t.lock.skills).length, "skill")}, ${plural(Object.keys(t.lock.sources).length, "git source")}.\n`,
         );
-        if (t.before) ctx.out(movedLines(hub, t.before, t.lock));
+        if (t.before) ctx.out(await movedLines(hub, t.before, t.lock));
       }
     }
+    if (folders && written.length === 0)
+      ctx.err(
+        `skillhub lock: no lock was written: ${folders.map((f) => f.dir).join(", ")} ${folders.length === 1 ? "serves" : "serve"} no skill, and no lock records ${folders.length === 1 ? "it" : "them"} yet.\n`,
+      );
     // A first lock of nothing is most often a command run in the wrong folder.
     if (!only && written.every((t) => !hasEntries(t.lock)) && hub.catalog.skills.length === 0)
       ctx.err(
@@ -286,24 +291,26 @@ async function leftForReview(
 }
 
 /**
- * What a repository the lock recorded before brings now (`skillhub add` of it at another ref): the lines
- * of its changes, and the command that shows what its new commit changed, as a sync prints them.
+ * What a repository the lock records before and after brings now (`skillhub add` of it at another ref):
+ * the lines of its changes, and the command that shows what its new commit changed, as a sync prints them.
  */
-function movedLines(hub: Hub, before: Lockfile, after: Lockfile): string {
-  const repos = new Set(Object.keys(before.sources));
+async function movedLines(hub: Hub, before: Lockfile, after: Lockfile): Promise<string> {
+  const repos = new Set(Object.keys(before.sources).filter((label) => Object.hasOwn(after.sources, label)));
   const label = (c: LockChange) =>
     c.subject === "source" ? c.id : (entryOf(after.skills, c.id) ?? entryOf(before.skills, c.id))?.source;
   const moved = compareLocks(before, after).filter((c) => repos.has(label(c) ?? ""));
-  return moved.length > 0 ? `${changeLines(moved)}${reviewLines(hub, before, after)}` : "";
+  return moved.length > 0 ? `${changeLines(moved)}${await reviewLines(hub, before, after)}` : "";
 }
 
-/** Both labels of each folder that has another label in `after` than in `before`. */
-function relabelled(before: readonly Source[], after: readonly Source[]): string[] {
+/** Each folder that has another label in `after` than in `before`: its label before → its label now. */
+function relabelled(before: readonly Source[], after: readonly Source[]): Map<string, string> {
   const now = new Map(after.map((s) => [s.dir, s.label]));
-  return before.flatMap((s) => {
-    const label = now.get(s.dir);
-    return label !== undefined && label !== s.label ? [s.label, label] : [];
-  });
+  return new Map(
+    before.flatMap((s) => {
+      const label = now.get(s.dir);
+      return label !== undefined && label !== s.label ? [[s.label, label] as const] : [];
+    }),
+  );
 }
 
 /**
@@ -313,17 +320,26 @@ function relabelled(before: readonly Source[], after: readonly Source[]): string
 type KeptLock = TargetLock & { kept?: "kept" | "fresh"; before?: Lockfile };
 
 /**
- * `targets` with each lock's entries kept but for those of `sources` (withSourcesFrom); a lock not written
- * yet gets theirs alone. Security: a command that names sources records nothing else, which nobody asked it
+ * `targets` with each lock's entries kept but for those of `sources` (withSourcesFrom), a folder relabelled
+ * (`renames`) keeping its entries under its new label; a lock not written yet gets theirs alone. Security: a command that names sources records nothing else, which nobody asked it
  * to, and nobody reviewed (a skill a package wrote into ~/.claude/skills). The sentence naming a lock that
  * cannot be read, whose entries nobody can keep: it is not replaced by what would be served now.
  */
-function keepingOthers(targets: readonly TargetLock[], sources: ReadonlySet<string>): KeptLock[] | string {
+function keepingOthers(
+  targets: readonly TargetLock[],
+  sources: ReadonlySet<string>,
+  renames: ReadonlyMap<string, string>,
+): KeptLock[] | string {
   const kept: KeptLock[] = [];
   for (const t of targets) {
     try {
       const before = readLockfile(t.file);
-      kept.push({ ...t, lock: withSourcesFrom(before, t.lock, sources), kept: "kept", before });
+      kept.push({
+        ...t,
+        lock: withSourcesFrom(relabelledLock(before, renames), t.lock, sources),
+        kept: "kept",
+        before,
+      });
     } catch (error) {
       if (!(error instanceof LockError)) throw error;
       if (error.code !== "LOCK_MISSING") return `${error.message.replace(/\.$/, "")}; no lock was written.`;

@@ -115,6 +115,22 @@ export function withSourcesFrom(lock: Lockfile | undefined, built: Lockfile, lab
 }
 
 /**
+ * `lock` with the skills of each folder `renames` relabels (old label → new) moved to their new label, as
+ * recorded: a folder whose label changed when another of its name was added or removed is the same
+ * folder, and what its lock entries vouch for must not be read again from disk. Pure.
+ */
+export function relabelledLock(lock: Lockfile, renames: ReadonlyMap<string, string>): Lockfile {
+  if (renames.size === 0) return lock;
+  const skills = emptyRecord<LockedSkill>();
+  for (const [id, s] of Object.entries(lock.skills)) {
+    const label = renames.get(s.source);
+    if (label === undefined) skills[id] = s;
+    else skills[`${label}:${s.name}`] = { ...s, source: label };
+  }
+  return { ...lock, skills };
+}
+
+/**
  * What the walker passed over in `skill`'s folder (`unrecorded` less `unrecordable`: version-control metadata,
  * nested skills' folders) that a frozen server still runs no code beside (FrozenGuard.checkWhole), each with
  * why: all but a clone's own `.git` and a nested skill the catalog serves, which is checked as itself.

@@ -208,6 +208,20 @@ describe("skillhub add", () => {
     const review = moved.out.match(/^ {2}review team-skills's files: (git -C \S+ diff [0-9a-f]{12} [0-9a-f]{12})$/m);
     const diff = Bun.spawnSync((review?.[1] ?? "git").split(" "));
     expect(diff.stdout.toString()).toContain("+description: Second version.");
+
+    // A teammate's fresh clone of the project, locked at v1, never fetched it: no diff command that fails.
+    const mate = machine();
+    for (const file of ["skillhub.yaml", "skillhub.lock"])
+      write(join(mate.project, file), readFileSync(join(m.project, file), "utf8").replace("ref: v2", "ref: v1"));
+    write(
+      join(mate.project, "skillhub.lock"),
+      readFileSync(join(m.project, "skillhub.lock"), "utf8").replace(v2, v1).replace('"v2"', '"v1"'),
+    );
+    const fresh = await cli(mate, ["add", `${team.url}#v2`]);
+    expect(fresh.code, fresh.err).toBe(0);
+    expect(fresh.out).toContain(
+      `  review team-skills's files: this copy never held commit ${v1.slice(0, 12)}, so compare ${v1.slice(0, 12)} with ${v2.slice(0, 12)} in the repository itself\n`,
+    );
   });
 
   test("a repository whose default branch is not main follows its own, written in the entry", async () => {

@@ -188,6 +188,23 @@ describe("a repository of your own config file is pinned by your own lock", () =
   }, 120_000);
 });
 
+describe("a missing project lock beside your own repository not fetched yet", () => {
+  test("verify's advice fetches it first, since lock checks every repository", async () => {
+    const remote = team();
+    const m = machine();
+    writeSkill(m.skills, "review");
+    ownRepo(m.home, remote.url);
+    const verified = await cli(m, ["verify"]);
+    expect(verified.code).toBe(2);
+    expect(verified.err).toBe(
+      `skillhub: no lock at ${m.lock}; run \`skillhub sync\` to fetch repository team, then \`skillhub lock\` to write it.\n`,
+    );
+    expect((await cli(m, ["sync"])).code).toBe(0);
+    expect((await cli(m, ["lock"])).code).toBe(0);
+    expect((await cli(m, ["verify"])).code).toBe(0);
+  }, 120_000);
+});
+
 describe("a cloned project's lock cannot choose the commit of your own repository", () => {
   /** A frozen server for `m`'s project with the configuration of its files (~/.skillhub/config.yaml). */
   async function frozenServer(m: Machine) {

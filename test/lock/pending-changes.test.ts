@@ -147,6 +147,30 @@ describe("add and remove change only their own sources' lock entries", () => {
     expect(Object.keys(readLockfile(personal).skills)).toEqual(["claude-global:planted"]);
   });
 
+  test("a folder relabelled by an add keeps its entries as recorded: an edit nobody reviewed stays a difference", async () => {
+    const m = machine();
+    const alpha = writeSkill(join(m.project, "a", "skills"), "alpha");
+    writeSkill(join(m.project, "b", "skills"), "beta");
+    expect((await cli(m, ["add", "./a/skills"])).code).toBe(0);
+    const recorded = readLockfile(m.lock).skills["skills:alpha"];
+    edit(alpha);
+    const added = await cli(m, ["add", "./b/skills"]);
+    expect(added.code, added.err).toBe(0);
+    expect(added.err).toContain("1 other difference from the lock is left as it was");
+    expect(readLockfile(m.lock).skills["a-skills:alpha"]).toEqual({ ...recorded, source: "a-skills" } as never);
+    expect((await cli(m, ["verify"])).out).toContain("changed skill a-skills:alpha file SKILL.md");
+    // Your own folder relabelled by a project's add: no personal lock is written for it.
+    const mine = join(m.home, "mine", "tools");
+    writeSkill(mine, "gamma");
+    expect((await cli(m, ["add", "--global", mine])).code).toBe(0);
+    rmSync(join(m.home, ".skillhub", "skillhub.lock"));
+    writeSkill(join(m.project, "vendor", "tools"), "delta");
+    const relabelling = await cli(m, ["add", "./vendor/tools"]);
+    expect(relabelling.code, relabelling.err).toBe(0);
+    expect(relabelling.out).not.toContain(".skillhub");
+    expect(existsSync(join(m.home, ".skillhub", "skillhub.lock"))).toBe(false);
+  });
+
   test("a folder whose label changes when another of its name is added or removed keeps its entries, under its new label", async () => {
     const m = machine();
     writeSkill(join(m.project, "a", "skills"), "alpha");

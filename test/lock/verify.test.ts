@@ -215,6 +215,13 @@ describe("skillhub lock and skillhub verify", () => {
     );
     writeSkill(m.skills, "pdf");
     expect((await cli(m, ["lock"])).err).toBe("");
+    // A folder with no skill, which no lock records yet: nothing to write, said.
+    const folder = tempDir();
+    const none = await cli(m, ["lock", "--skills-dir", folder]);
+    expect({ code: none.code, out: none.out }).toEqual({ code: 0, out: "" });
+    expect(none.err).toBe(
+      `skillhub lock: no lock was written: ${folder} serves no skill, and no lock records it yet.\n`,
+    );
   });
 
   test("a file no lock can record in a repository is renamed in the repository: verify says so, not to rename it here", async () => {
@@ -565,6 +572,8 @@ describe("skillhub lock and skillhub verify", () => {
       `${m.lock}: not written (a sync records what its repositories bring, and this lock pins none); \`skillhub lock\` records the 1 skill served, once reviewed.\n`,
     );
     expect(existsSync(m.lock)).toBe(false);
+    const unwritten = JSON.parse((await cli(m, ["sync", "--json"])).out);
+    expect(unwritten.lock).toMatchObject({ file: m.lock, written: false, changes: [], pending: 1 });
     expect((await cli(m, ["lock"])).code).toBe(0);
     const same = await cli(m, ["sync"]);
     expect(same.out).toContain(`${m.lock}: up to date.\n`);

@@ -17,6 +17,7 @@ import { repoAuth } from "./git-auth.ts";
 import { repoSkillsDir } from "./git-copies.ts";
 import { copyChanges } from "./git-discards.ts";
 import { GitError } from "./git-errors.ts";
+import { hasCommit } from "./git-fetch.ts";
 import { removeLeftoverClones } from "./git-leftovers.ts";
 import { DEFAULT_LOCK_WAIT_MS, lockCopy } from "./git-lock.ts";
 import { type ForeignCopy, foreignCopy } from "./git-origin.ts";
@@ -239,6 +240,12 @@ export class GitSync {
   async goesBack(label: string, locked: string): Promise<boolean> {
     const t = this.targets.find((t) => t.label === label);
     return Boolean(this.options.allowedSigners && t && (await goesBackFrom(t.dir, { git: this.git }, locked)));
+  }
+
+  /** Whether repository `label`'s copy holds `commit` (so that `git diff` there can show what followed it). */
+  async holds(label: string, commit: string): Promise<boolean> {
+    const t = this.targets.find((t) => t.label === label);
+    return Boolean(t && (await hasCommit(t.dir, commit, { git: this.git })));
   }
 
   /** Whether the copy in `dir` is one of these repositories' and may be served now (served()). */
