@@ -4,7 +4,14 @@ import { LOCKED_ENTRIES_MAX } from "../catalog/digests.ts";
 import { buildLockfile } from "../lock/build.ts";
 import { compareLocks, describeChange, type LockChange } from "../lock/compare.ts";
 import { type LockPlace, type LockTarget, lockTargets } from "../lock/location.ts";
-import { entryOf, type GitHead, LockError, type Lockfile, readLockfile } from "../lock/lockfile.ts";
+import {
+  entryOf,
+  type GitHead,
+  LockError,
+  type Lockfile,
+  readLockfile,
+  readLockfileIfPresent,
+} from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
 import type { Skill } from "../skills/skill.ts";
 import { resolveProjectRoot } from "../sources/project-root.ts";
@@ -245,10 +252,10 @@ export function unreadableLock(
 ): string | undefined {
   for (const target of lockTargets(lockPlaceOf(ctx)).filter(which)) {
     try {
-      readLockfile(target.file);
+      readLockfileIfPresent(target.file);
     } catch (error) {
       if (!(error instanceof LockError)) throw error;
-      if (error.code !== "LOCK_MISSING") return error.message.replace(/\.$/, "");
+      return error.message.replace(/\.$/, "");
     }
   }
   return undefined;

@@ -2,7 +2,15 @@ import type { SourceStatus } from "../catalog/catalog.ts";
 import { leftOut, relabelledLock, withSourcesFrom } from "../lock/build.ts";
 import { compareLocks, type LockChange } from "../lock/compare.ts";
 import type { LockTarget } from "../lock/location.ts";
-import { entryOf, type GitHead, LockError, type Lockfile, readLockfile, writeLockfile } from "../lock/lockfile.ts";
+import {
+  entryOf,
+  type GitHead,
+  LockError,
+  type Lockfile,
+  readLockfile,
+  readLockfileIfPresent,
+  writeLockfile,
+} from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
 import type { Source } from "../sources/source-list.ts";
 import { plural } from "../util/plural.ts";
@@ -332,19 +340,18 @@ function keepingOthers(
 ): KeptLock[] | string {
   const kept: KeptLock[] = [];
   for (const t of targets) {
+    let before: Lockfile | undefined;
     try {
-      const before = readLockfile(t.file);
-      kept.push({
-        ...t,
-        lock: withSourcesFrom(relabelledLock(before, renames), t.lock, sources),
-        kept: "kept",
-        before,
-      });
+      before = readLockfileIfPresent(t.file);
     } catch (error) {
       if (!(error instanceof LockError)) throw error;
-      if (error.code !== "LOCK_MISSING") return `${error.message.replace(/\.$/, "")}; no lock was written.`;
-      kept.push({ ...t, lock: withSourcesFrom(undefined, t.lock, sources), kept: "fresh" });
+      return `${error.message.replace(/\.$/, "")}; no lock was written.`;
     }
+    kept.push(
+      before
+        ? { ...t, lock: withSourcesFrom(relabelledLock(before, renames), t.lock, sources), kept: "kept", before }
+        : { ...t, lock: withSourcesFrom(undefined, t.lock, sources), kept: "fresh" },
+    );
   }
   return kept;
 }

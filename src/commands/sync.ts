@@ -81,7 +81,7 @@ export const runSync: CommandRun = async (ctx) => {
       // A first lock records something: a sync that fetches nothing leaves no empty lock behind for `verify`
       // to pass.
       const wanted = before ? changes.length > 0 : hasEntries(lock);
-      const pending = lock === t.lock ? 0 : lockChanges(t, lock).length;
+      const pending = frozen ? 0 : lockChanges(t, lock).length;
       // The lock records a complete sync only: after a failure it would pin a half-updated state.
       const written = !frozen && outcome.success && wanted;
       if (written) writeLockfile(t.file, lock);

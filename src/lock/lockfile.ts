@@ -283,6 +283,16 @@ export function readLockfile(file: string): Lockfile {
   );
 }
 
+/** readLockfile, or undefined when there is no lock at `file`; a lock that cannot be read still throws. */
+export function readLockfileIfPresent(file: string): Lockfile | undefined {
+  try {
+    return readLockfile(file);
+  } catch (error) {
+    if (error instanceof LockError && error.code === "LOCK_MISSING") return undefined;
+    throw error;
+  }
+}
+
 /** The lock as text: keys sorted at every level, two-space indentation, final newline. Pure. */
 export function formatLockfile(lock: Lockfile): string {
   return `${JSON.stringify(sortKeys(lock), null, 2)}\n`;

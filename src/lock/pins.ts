@@ -2,7 +2,7 @@ import type { Config } from "../config/schema.ts";
 import type { LockedRepo, Pin } from "../refresh/git/git-sync-types.ts";
 import { sameRepository, withoutCredentials } from "../refresh/git/git-url.ts";
 import { type LockPlace, lockTargets, ownRepoLabels, pinsRepo } from "./location.ts";
-import { LockError, type Lockfile, readLockfile } from "./lockfile.ts";
+import { LockError, type Lockfile, readLockfile, readLockfileIfPresent } from "./lockfile.ts";
 
 /**
  * The lock's commits by source label, each with its repository's URL as SkillHub shows it, for git sync
@@ -15,16 +15,12 @@ import { LockError, type Lockfile, readLockfile } from "./lockfile.ts";
  * (the next write records the URL without them).
  */
 function lockedPins(file: string): Map<string, Pin & { url: string }> | undefined {
-  try {
-    const lock = readLockfile(file);
-    const pins = new Map<string, Pin & { url: string }>();
-    for (const [label, source] of Object.entries(lock.sources))
-      pins.set(label, { url: withoutCredentials(source.url), ref: source.ref, commit: source.commit });
-    return pins;
-  } catch (error) {
-    if (error instanceof LockError && error.code === "LOCK_MISSING") return undefined;
-    throw error;
-  }
+  const lock = readLockfileIfPresent(file);
+  if (!lock) return undefined;
+  const pins = new Map<string, Pin & { url: string }>();
+  for (const [label, source] of Object.entries(lock.sources))
+    pins.set(label, { url: withoutCredentials(source.url), ref: source.ref, commit: source.commit });
+  return pins;
 }
 
 /**
