@@ -52,8 +52,9 @@ const USAGE = `  skillhub [serve [DIR...]] [options] run the MCP server on stdio
                                       take a source out again (as add took it, or by its label)
   skillhub sources [--json]           the sources added (project and your own), with their refs,
                                       locked commits, skills, duplicates and shadowed skills
-  skillhub lock [--json]              record what would be served now in skillhub.lock
-                                      (--skills-dir DIR: that folder's skills alone, the rest kept)
+  skillhub lock [--json] [--global]   record what would be served now in skillhub.lock
+                                      (--global: your own lock alone; --skills-dir DIR: that
+                                      folder's skills alone, the rest kept)
   skillhub verify [--json]            compare what would be served with skillhub.lock; exit 1
                                       naming every added, removed or changed skill and file
   skillhub stats [--json] [--since DATE] [FILE...]
@@ -123,7 +124,10 @@ const OWN_OPTION_HELP: Partial<Record<Command, Record<string, string>>> = {
     update: `--update               move pinned repositories (every one, or the REPOs named) to their
                          refs' current commits and rewrite skillhub.lock`,
   },
-  lock: { json: JSON_HELP },
+  lock: {
+    json: JSON_HELP,
+    global: "--global               your own ~/.skillhub/skillhub.lock alone, not the project's",
+  },
   verify: { json: JSON_HELP },
   stats: {
     json: JSON_HELP,

@@ -14,7 +14,7 @@ import { createLogger } from "../util/logger.ts";
 import { program } from "../util/program-name.ts";
 import { scrubUrlCredentials } from "../util/url-credentials.ts";
 import { type CommandContext, type CommandRun, scannedHub, sourcesOf } from "./context.ts";
-import { loadSettings } from "./load-settings.ts";
+import { reloaded } from "./load-settings.ts";
 import { writeLocks } from "./lock.ts";
 import { lockPlaceOf, unreadableLock, writtenBy } from "./lock-state.ts";
 import { probeRepository } from "./repo-probe.ts";
@@ -284,6 +284,14 @@ async function reportAndLock(
   scope: SourceFile["scope"],
 ): Promise<number> {
   const next = await reloaded(ctx);
+  for (const entry of chosenBranches(next, added)) {
+    try {
+      await fetchCopy(next, entry);
+    } catch (error) {
+      if (!(error instanceof GitError)) throw error;
+      ctx.err(`skillhub add: ${scrubUrlCredentials(error.message)}\n`);
+    }
+  }
   const previous = sourcesOf(ctx);
   const hub = await scannedHub(next);
   // The lock entries add writes: those of the sources it added or changed, every other one as it was.
@@ -307,8 +315,16 @@ async function reportAndLock(
   return (await writeLocks(next, { which: writtenBy(scope), sources: labels, previous })) === 0 ? 0 : 1;
 }
 
-/** The command's context with the configuration read again from its files. */
-export async function reloaded(ctx: CommandContext): Promise<CommandContext> {
-  const { config, warnings } = await loadSettings(ctx);
-  return { ...ctx, config, configWarnings: warnings };
+/**
+ * The added repositories whose config.yaml, now that their copy is there, chooses the branch they publish
+ * (ownBranches): fetched again at that branch, so that the lock records its commit, not the default
+ * branch's under its name.
+ */
+function chosenBranches(next: CommandContext, added: readonly Added[]): RepoEntryConfig[] {
+  const fetched = new Map(added.flatMap((a) => (a.repo ? [[sourceKey(a.repo), a.repo] as const] : [])));
+  const branch = (entry: RepoEntryConfig) => entry.branch ?? next.config.git.branch;
+  return next.config.git.repos.map(repoEntry).filter((entry) => {
+    const before = fetched.get(sourceKey(entry));
+    return before && before.ref === undefined && entry.ref === undefined && branch(entry) !== branch(before);
+  });
 }

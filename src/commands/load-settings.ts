@@ -10,6 +10,7 @@ import { lockedConfigs } from "../lock/pins.ts";
 import { resolveProjectRoot } from "../sources/project-root.ts";
 import { type Diagnostic, diagnostic } from "../util/diagnostic.ts";
 import { ConfigError } from "../util/errors.ts";
+import type { CommandContext } from "./context.ts";
 
 export interface SettingsInput {
   args: ParsedArgs;
@@ -29,6 +30,12 @@ export interface SettingsInput {
 export interface Settings extends Resolved {
   /** Why the project's skillhub.yaml is left out: an error diagnostic naming it, with the same sentence a command stops with. */
   projectError?: Diagnostic;
+}
+
+/** The command's context with the configuration read again from its files. */
+export async function reloaded(ctx: CommandContext): Promise<CommandContext> {
+  const { config, warnings } = await loadSettings(ctx);
+  return { ...ctx, config, configWarnings: warnings };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { LockChange } from "../lock/compare.ts";
+import type { LockScope } from "../lock/location.ts";
 import { type GitHead, LockError, REWRITE_ADVICE } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
 import { plural } from "../util/plural.ts";
@@ -15,6 +16,11 @@ import { fetchAdvice } from "./fetch-advice.ts";
 const reviewThenLock = () =>
   `Review them, then run \`${program()} lock\` to accept them, or restore what the lock records`;
 const RESTORE_FILES = "restore a folder's files from version control";
+
+/** The command that writes a lock of `scope` alone: your own (`global`) without the project's. */
+export function lockCommand(scope: LockScope): string {
+  return `${program()} lock${scope === "global" ? " --global" : ""}`;
+}
 
 export function acceptOrRestore(): string {
   return `${reviewThenLock()}: \`${program()} sync --frozen\` puts every repository back at its locked commit (a plain \`${program()} sync\` moves the unpinned ones to their branch tip and writes that to the lock); ${RESTORE_FILES}.`;

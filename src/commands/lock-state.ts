@@ -18,7 +18,8 @@ import { resolveProjectRoot } from "../sources/project-root.ts";
 import { plural } from "../util/plural.ts";
 import { program } from "../util/program-name.ts";
 import { shellWords } from "../util/shell-words.ts";
-import type { CommandContext } from "./context.ts";
+import { type CommandContext, oneShotHub } from "./context.ts";
+import { lockAdvice } from "./lock-advice.ts";
 
 /** One lock file's share of what would be served now. */
 export interface TargetLock extends LockTarget {
@@ -255,7 +256,13 @@ export function unreadableLock(
       readLockfileIfPresent(target.file);
     } catch (error) {
       if (!(error instanceof LockError)) throw error;
-      return error.message.replace(/\.$/, "");
+      // What to do depends on what is fetched (`lock` writes nothing while a repository is not).
+      const hub = oneShotHub(ctx);
+      try {
+        return lockAdvice(hub, error, target.file).message.replace(/\.$/, "");
+      } finally {
+        hub.close();
+      }
     }
   }
   return undefined;

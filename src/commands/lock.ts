@@ -33,6 +33,7 @@ import {
   type TargetLock,
   tooLarge,
   tooLargeNote,
+  writtenBy,
 } from "./lock-state.ts";
 
 /**
@@ -50,7 +51,22 @@ import {
  * every other entry as the lock has it: a folder given for one command is no change of the project's
  * configuration, so the skills it hides (or takes the place of) must not leave the lock the project commits.
  */
-export const runLock: CommandRun = (ctx) => writeLocks(ctx, { folders: flagFolders(ctx) });
+export const runLock: CommandRun = (ctx) => {
+  const folders = flagFolders(ctx);
+  if (!ctx.args.options.global) return writeLocks(ctx, { folders });
+  // Your own skills alone (reviewed in ~/.claude/skills, say), the project's lock left for its own review.
+  const usage = (text: string) => {
+    ctx.err(`skillhub lock: ${text}\n`);
+    return Promise.resolve(2);
+  };
+  if (folders.length > 0)
+    return usage("--global records your own lock whole, and --skills-dir those folders alone: use one of them.");
+  if (ctx.config.lock.file)
+    return usage(
+      `SKILLHUB_LOCK (lock.file) keeps every source in one lock, ${ctx.config.lock.file}: run \`${program()} lock\` to write it.`,
+    );
+  return writeLocks(ctx, { which: writtenBy("global") });
+};
 
 /** Which locks writeLocks writes, and which of their entries. */
 export interface LockWrite {

@@ -5,7 +5,7 @@ import { plural } from "../util/plural.ts";
 import { program } from "../util/program-name.ts";
 import { VERSION } from "../version.ts";
 import { type CommandContext, type CommandRun, closeToChildren, hubFor } from "./context.ts";
-import { lockAdvice } from "./lock-advice.ts";
+import { lockAdvice, lockCommand } from "./lock-advice.ts";
 
 /** `skillhub [serve]`: the MCP server on stdio (default) or Streamable HTTP. Logs go to stderr. */
 export const runServe: CommandRun = async (ctx) => {
@@ -66,7 +66,7 @@ function frozenLockReadable(hub: Hub, ctx: CommandContext): boolean {
   if (!frozen) return true;
   const targets = hub.lockTargets();
   const errors = targets.map((t) => frozen.load(t.file).error);
-  const missing = targets.filter((_, i) => errors[i]?.code === "LOCK_MISSING").map((t) => t.file);
+  const missing = targets.filter((_, i) => errors[i]?.code === "LOCK_MISSING");
   const bad = errors.findIndex((e) => e && e.code !== "LOCK_MISSING");
   const at = bad >= 0 ? bad : missing.length === errors.length ? 0 : -1;
   const error = errors[at];
@@ -75,11 +75,11 @@ function frozenLockReadable(hub: Hub, ctx: CommandContext): boolean {
     // personal skills has no personal lock, and needs none).
     void hub.ready.then(
       () => {
-        for (const file of missing) {
+        for (const { file, scope } of missing) {
           const refused = hub.catalog.skills.filter((skill) => hub.lockTargetOf(skill).file === file).length;
           if (refused > 0)
             ctx.logger.warn(
-              `frozen mode: no lock at ${file}, so ${plural(refused, "skill")} ${refused === 1 ? "is" : "are"} refused (\`${program()} list --frozen\` marks ${refused === 1 ? "it" : "them"}): review, then run \`${program()} lock\` to write it.`,
+              `frozen mode: no lock at ${file}, so ${plural(refused, "skill")} ${refused === 1 ? "is" : "are"} refused (\`${program()} list --frozen\` marks ${refused === 1 ? "it" : "them"}): review, then run \`${lockCommand(scope)}\` to write it.`,
             );
         }
       },

@@ -1,15 +1,17 @@
 import { withSourcesFrom } from "../lock/build.ts";
 import { LockError, type Lockfile, readLockfile, writeLockfile } from "../lock/lockfile.ts";
 import type { RefreshOutcome } from "../refresh/force-refresh.ts";
+import { fetchedFor } from "../refresh/git/git-state.ts";
 import type { RepoReport } from "../refresh/git/git-sync-types.ts";
 import { type RepoTarget, refOf } from "../refresh/git/git-target.ts";
 import type { Hub } from "../server/hub.ts";
 import { plural } from "../util/plural.ts";
 import { program } from "../util/program-name.ts";
 import { shellWords } from "../util/shell-words.ts";
-import { type CommandRun, oneShotHub } from "./context.ts";
+import { type CommandContext, type CommandRun, oneShotHub } from "./context.ts";
 import { lockedCommits } from "./fetch-advice.ts";
-import { acceptOrRestoreFiles, leftAsTheyWere, lockAdvice, otherSourceAdvice } from "./lock-advice.ts";
+import { reloaded } from "./load-settings.ts";
+import { acceptOrRestoreFiles, leftAsTheyWere, lockAdvice, lockCommand, otherSourceAdvice } from "./lock-advice.ts";
 import { changeLines, currentLocks, hasEntries, lockChanges, reviewLines, type TargetLock } from "./lock-state.ts";
 
 /**
@@ -34,17 +36,19 @@ export const runSync: CommandRun = async (ctx) => {
     );
     return 2;
   }
-  const hub = oneShotHub(ctx, {
-    git: {
-      progress: (line) => ctx.err(`sync: ${line}…\n`),
-      intervalMs: 0,
-      retry: `run \`${program()} sync\` again once that is fixed`,
-      lockingSync: plainSync(ctx),
-      // --update: sync to the configured refs, whatever the lock says; only the repositories named, if any.
-      // It also takes a signed branch's rewritten history (GIT_HISTORY_REWRITTEN), as reviewed.
-      ...(update ? { update: (label: string) => named.length === 0 || named.includes(label) } : {}),
-    },
-  });
+  const start = (run: CommandContext) =>
+    oneShotHub(run, {
+      git: {
+        progress: (line) => ctx.err(`sync: ${line}…\n`),
+        intervalMs: 0,
+        retry: `run \`${program()} sync\` again once that is fixed`,
+        lockingSync: plainSync(ctx),
+        // --update: sync to the configured refs, whatever the lock says; only the repositories named, if any.
+        // It also takes a signed branch's rewritten history (GIT_HISTORY_REWRITTEN), as reviewed.
+        ...(update ? { update: (label: string) => named.length === 0 || named.includes(label) } : {}),
+      },
+    });
+  let hub = start(ctx);
   const unknown = named.filter((n) => !hub.git?.targets.some((t) => t.label === n));
   if (unknown.length > 0) {
     const labels = (hub.git?.targets ?? []).map((t) => t.label);
@@ -68,7 +72,21 @@ export const runSync: CommandRun = async (ctx) => {
         }
       }
     }
-    const outcome = await hub.refreshSkills();
+    let outcome = await hub.refreshSkills();
+    // A repository's config.yaml may choose the branch it publishes, known once its copy is there (a first
+    // clone, or a commit that changes it): the sync goes on to that branch, so that the lock records its
+    // commit and not the other branch's under its name. Once: two branches naming each other do not loop.
+    if (!frozen && outcome.success) {
+      const next = start(await reloaded(ctx));
+      const moved = (next.git?.targets ?? []).filter(
+        (t) => t.ref === undefined && (fetchedFor(t.dir) ?? t.branch) !== t.branch,
+      );
+      if (moved.length > 0) {
+        hub.close();
+        hub = next;
+        outcome = await hub.refreshSkills();
+      } else next.close();
+    }
     const targets = await currentLocks(hub);
     const reports = targets.map((t) => {
       const before = previous.get(t.file);
@@ -112,7 +130,7 @@ export const runSync: CommandRun = async (ctx) => {
       } else if (!written) {
         if (!before && hasEntries(target.lock))
           ctx.out(
-            `${file}: not written (a sync records what its repositories bring, and this lock pins none); \`${program()} lock\` records the ${plural(Object.keys(target.lock.skills).length, "skill")} served, once reviewed.\n`,
+            `${file}: not written (a sync records what its repositories bring, and this lock pins none); \`${lockCommand(target.scope)}\` records the ${plural(Object.keys(target.lock.skills).length, "skill")} served, once reviewed.\n`,
           );
         else if (report.pending > 0)
           ctx.out(

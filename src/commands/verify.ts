@@ -12,6 +12,7 @@ import {
   acceptOrRestoreFiles,
   localChangesNote,
   lockAdvice,
+  lockCommand,
   otherSourceAdvice,
   reconfiguredSources,
   uncheckedNote,
@@ -70,7 +71,7 @@ export const runVerify: CommandRun = async (ctx) => {
         if (hasEntries(target.lock)) {
           const n = Object.keys(target.lock.skills).length;
           const repos = Object.keys(target.lock.sources).length > 0 ? "the repositories of your own config, " : "";
-          const note = `${plural(n, "personal skill")} (global folders, ${repos}--skills-dir folders outside the project, plugins) not verified: no lock at ${target.file}; run \`${program()} lock\` to write it.`;
+          const note = `${plural(n, "personal skill")} (global folders, ${repos}--skills-dir folders outside the project, plugins) not verified: no lock at ${target.file}; run \`${lockCommand(target.scope)}\` to write it.`;
           notes.push({ scope: target.scope, file: target.file, note });
         }
         continue;
@@ -241,7 +242,7 @@ function unpinnedOwn(checked: readonly Checked[]): string | undefined {
     .flatMap((c) => c.changes.filter((x) => x.subject === "source" && x.kind === "added").map((x) => x.id));
   if (labels.length === 0) return undefined;
   const one = labels.length === 1;
-  return `${one ? "Repository" : "Repositories"} ${labels.join(", ")} of your own config ${one ? "is" : "are"} not pinned by your lock yet (as after an upgrade: earlier versions recorded ${one ? "it" : "them"} in the project lock): ${one ? "it follows its branch" : "they follow their branches"} and a frozen server leaves ${one ? "its" : "their"} skills out; review the copy and run \`${program()} lock\`.`;
+  return `${one ? "Repository" : "Repositories"} ${labels.join(", ")} of your own config ${one ? "is" : "are"} not pinned by your lock yet (as after an upgrade: earlier versions recorded ${one ? "it" : "them"} in the project lock): ${one ? "it follows its branch" : "they follow their branches"} and a frozen server leaves ${one ? "its" : "their"} skills out; review the copy and run \`${lockCommand("global")}\`.`;
 }
 
 function fail(ctx: Parameters<CommandRun>[0], json: unknown, file: string, error: LockError): number {

@@ -88,7 +88,7 @@ const READS: Record<Command, readonly OptionName[]> = {
   validate: ["json"],
   doctor: ["json", "all", ...SKILLS, ...SERVING, ...LISTENING],
   sync: ["json", "update", ...SKILLS],
-  lock: ["json", ...LOCK_WRITERS],
+  lock: ["json", "global", ...LOCK_WRITERS],
   verify: ["json", ...SKILLS],
   stats: ["json", "since", ...SKILLS],
   // The flags the printed config starts the server with (print-config.ts CARRIED); --reindex on every start is not one.

@@ -331,7 +331,7 @@ export interface GitHead {
   notServed?: string;
   /** `ref` is a configured tag or commit (SKILLS_REF, `ref:`), which no repository's config.yaml changes. */
   pinned?: true;
-  /** The tag, commit or branch the copy was last synced to, when a pin is involved and it is not `ref`. */
+  /** The tag, commit or branch the copy was last synced for, when it is not `ref`: its commit is that one's. */
   fetchedFor?: string;
   /** The digest of the copy's `config.yaml` (the repository's settings), when it has one. */
   config?: string;

@@ -142,6 +142,14 @@ describe("skillhub add", () => {
     expect(removed.code).toBe(2);
     expect(removed.err).toEndWith("; nothing was removed.\n");
     expect(readFileSync(projectFile(m), "utf8")).toBe(yaml);
+    // A fresh clone: no copy, so `lock` could not write it again; a sync can, once it is removed.
+    rmSync(join(m.home, ".skillhub", "repos"), { recursive: true });
+    const fresh = await cli(m, ["remove", other.url]);
+    expect(fresh.code).toBe(2);
+    expect(fresh.err).toContain(
+      "or remove it and run `skillhub sync` to fetch the configured refs and write a new lock, for review before it is committed; nothing was removed.\n",
+    );
+    expect(readFileSync(projectFile(m), "utf8")).toBe(yaml);
   });
 
   test("the server started in the project serves the added repository's skills", async () => {

@@ -175,7 +175,7 @@ describe("a repository of your own config file is pinned by your own lock", () =
     const noted = await cli(m, ["verify"]);
     expect(noted.code).toBe(0);
     expect(noted.err).toBe(
-      `skillhub: 1 personal skill (global folders, the repositories of your own config, --skills-dir folders outside the project, plugins) not verified: no lock at ${globalLock(m.home)}; run \`skillhub lock\` to write it.\n`,
+      `skillhub: 1 personal skill (global folders, the repositories of your own config, --skills-dir folders outside the project, plugins) not verified: no lock at ${globalLock(m.home)}; run \`skillhub lock --global\` to write it.\n`,
     );
 
     // A teammate without the repository verifies the lock as it is now.

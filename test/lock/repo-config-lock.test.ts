@@ -107,7 +107,6 @@ describe("skillhub.lock records a repository's config.yaml", () => {
     const lead = machine();
     const env = { SKILLS_REPO: remote.url };
     expect((await cli(lead, ["sync"], env)).code).toBe(0);
-    expect((await cli(lead, ["sync"], env)).code).toBe(0);
     expect(JSON.parse(readFileSync(lead.lock, "utf8")).sources.team).toMatchObject({
       ref: "release",
       commit: reviewed,
@@ -128,5 +127,58 @@ describe("skillhub.lock records a repository's config.yaml", () => {
     // Nothing of main's tip was fetched, let alone checked out.
     expect(() => git(["cat-file", "-e", git(["rev-parse", "HEAD"], remote.work)], copy)).toThrow();
     expect((await cli(mate, ["list", "--json"], { ...env, SKILLHUB_FROZEN: "1" })).out).toContain("Reviewed.");
+  });
+});
+
+describe("a repository's config.yaml chooses the branch it publishes", () => {
+  /** `team` publishes from `release` (its config.yaml says so); `main` has moved on with words nobody reviewed. */
+  function publishing() {
+    const remote = remoteRepo("team", {
+      "skills/alpha/SKILL.md": skillText("alpha", "Reviewed."),
+      "config.yaml": "git:\n  branch: release\n",
+    });
+    git(["push", "--quiet", "origin", "HEAD:release"], remote.work);
+    const reviewed = git(["rev-parse", "HEAD"], remote.work);
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Main's unreviewed words."));
+    remote.push("main moves on");
+    return { url: remote.url, reviewed };
+  }
+
+  test("a first sync goes on to that branch, and the lock records its commit under its name", async () => {
+    const { url, reviewed } = publishing();
+    const m = machine();
+    const synced = await cli(m, ["sync"], { SKILLS_REPO: url });
+    expect(synced.code, synced.err).toBe(0);
+    expect(synced.err).toContain(`sync: fetching ${url} (release)…`);
+    expect(JSON.parse(readFileSync(m.lock, "utf8")).sources.team).toMatchObject({ ref: "release", commit: reviewed });
+    const listed = await cli(m, ["list"], { SKILLS_REPO: url });
+    expect(listed.out).toContain("Reviewed.");
+    expect(listed.out).not.toContain("unreviewed");
+  });
+
+  test("add --global fetches that branch before it writes your lock", async () => {
+    const { url, reviewed } = publishing();
+    const m = machine();
+    const added = await cli(m, ["add", "--global", url]);
+    expect(added.code, added.err).toBe(0);
+    expect(added.err).toContain(`add: fetching ${url} (release)…`);
+    expect(added.out).toContain("alpha  Reviewed.");
+    const own = JSON.parse(readFileSync(join(m.home, ".skillhub", "skillhub.lock"), "utf8"));
+    expect(own.sources.team).toMatchObject({ ref: "release", commit: reviewed });
+  });
+
+  test("lock writes nothing for a copy still at the default branch's commit, and says to sync", async () => {
+    const { url } = publishing();
+    const m = machine();
+    // Synced while SKILLS_BRANCH chose main: the copy holds main's tip, which the lock records as main's.
+    expect((await cli(m, ["sync"], { SKILLS_REPO: url, SKILLS_BRANCH: "main" })).code).toBe(0);
+    const before = readFileSync(m.lock, "utf8");
+    expect(JSON.parse(before).sources.team.ref).toBe("main");
+    const locked = await cli(m, ["lock"], { SKILLS_REPO: url });
+    expect(locked.code).toBe(1);
+    expect(locked.err).toContain(
+      "skillhub lock: repository team's copy was fetched for main, not the configured release, so no lock was written; run `skillhub sync` to fetch release",
+    );
+    expect(readFileSync(m.lock, "utf8")).toBe(before);
   });
 });

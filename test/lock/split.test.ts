@@ -76,11 +76,40 @@ describe("one lock per place: the project's skills and the user's own", () => {
     const noted = await cli(b, ["verify"]);
     expect(noted.code).toBe(0);
     expect(noted.err).toBe(
-      `skillhub: 1 personal skill (global folders, --skills-dir folders outside the project, plugins) not verified: no lock at ${globalLock(b)}; run \`skillhub lock\` to write it.\n`,
+      `skillhub: 1 personal skill (global folders, --skills-dir folders outside the project, plugins) not verified: no lock at ${globalLock(b)}; run \`skillhub lock --global\` to write it.\n`,
     );
     expect(code(await s.call("load_skill", { skill_name: "mine" }))).toBe("LOCK_UNAVAILABLE");
     expect(code(await s.call("load_skill", { skill_name: "review" }))).toBeUndefined();
     expect(existsSync(globalLock(b))).toBe(false);
+
+    // Reviewed, b records their own skill alone: the project's lock, a's, stays as committed.
+    writeSkill(b.skills, "unreviewed");
+    const project = readFileSync(b.lock, "utf8");
+    const own = await cli(b, ["lock", "--global"]);
+    expect(own.out).toBe(`Wrote ${globalLock(b)}: 1 skill, 0 git sources.\n`);
+    expect(own.code).toBe(0);
+    expect(readFileSync(b.lock, "utf8")).toBe(project);
+    expect(Object.keys(JSON.parse(readFileSync(globalLock(b), "utf8")).skills)).toEqual(["claude-global:mine"]);
+    const after = await cli(b, ["verify"]);
+    expect(after.err).toBe("");
+    expect(after.out).toContain(`${globalLock(b)}: verified, 1 skill and 0 git sources match.\n`);
+    expect(after.out).toContain("added skill project:unreviewed");
+  });
+
+  test("lock --global takes no --skills-dir, and no SKILLHUB_LOCK, which keeps every source in one lock", async () => {
+    const m = developer();
+    const both = await cli(m, ["lock", "--global", "--skills-dir", m.skills]);
+    expect(both.code).toBe(2);
+    expect(both.err).toBe(
+      "skillhub lock: --global records your own lock whole, and --skills-dir those folders alone: use one of them.\n",
+    );
+    const one = join(m.project, "all.lock");
+    const single = await cli(m, ["lock", "--global"], { SKILLHUB_LOCK: one });
+    expect(single.code).toBe(2);
+    expect(single.err).toBe(
+      `skillhub lock: SKILLHUB_LOCK (lock.file) keeps every source in one lock, ${one}: run \`skillhub lock\` to write it.\n`,
+    );
+    expect(existsSync(one) || existsSync(globalLock(m)) || existsSync(m.lock)).toBe(false);
   });
 
   test("a tampered personal skill is caught by the global lock, by verify and by a frozen server", async () => {
@@ -105,7 +134,7 @@ describe("one lock per place: the project's skills and the user's own", () => {
     const synced = await cli(a, ["sync"]);
     expect(synced.code).toBe(0);
     expect(synced.out).toContain(
-      `${a.lock}: not written (a sync records what its repositories bring, and this lock pins none); \`skillhub lock\` records the 1 skill served, once reviewed.\n${globalLock(a)}: not written (a sync records what its repositories bring, and this lock pins none); \`skillhub lock\` records the 2 skills served, once reviewed.\n`,
+      `${a.lock}: not written (a sync records what its repositories bring, and this lock pins none); \`skillhub lock\` records the 1 skill served, once reviewed.\n${globalLock(a)}: not written (a sync records what its repositories bring, and this lock pins none); \`skillhub lock --global\` records the 2 skills served, once reviewed.\n`,
     );
     expect(existsSync(a.lock) || existsSync(globalLock(a))).toBe(false);
     expect((await cli(a, ["lock"])).code).toBe(0);

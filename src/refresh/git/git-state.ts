@@ -64,3 +64,9 @@ export function readState(dir: string): RepoState | undefined {
     return undefined;
   }
 }
+
+/** The ref (pinned tag or commit, else branch) the copy in `dir` was last synced for, if it was. */
+export function fetchedFor(dir: string): string | undefined {
+  const state = readState(dir);
+  return state && (state.ref ?? state.branch);
+}

@@ -23,7 +23,7 @@ import { DEFAULT_LOCK_WAIT_MS, lockCopy } from "./git-lock.ts";
 import { type ForeignCopy, foreignCopy } from "./git-origin.ts";
 import { goesBackFrom, head, syncRepo } from "./git-repo.ts";
 import { GitRunner } from "./git-runner.ts";
-import { type RepoState, readState, recordFailure } from "./git-state.ts";
+import { fetchedFor, type RepoState, readState, recordFailure } from "./git-state.ts";
 import type { GitSyncOptions, LockedRepo, RepoReport, SyncOutcome } from "./git-sync-types.ts";
 import { namedRef, type RepoTarget, refOf, type SyncWant, updateCommand } from "./git-target.ts";
 import { type CopyVerdict, verifyCopy } from "./git-trust.ts";
@@ -314,12 +314,10 @@ export class GitSync {
         if (refusal) return { ...base, commit: null, ...(copy ? { notServed: refusal.why } : {}) };
         const commit = copy ? await head(t.dir, { git: this.git }) : null;
         if (!commit) return { ...base, commit };
-        const state = readState(t.dir);
-        // A tag or commit, which no config.yaml chooses: a branch the repository's config.yaml names is
-        // known only once its copy is there, after the first sync recorded the default one.
-        const fetched = state && (state.ref ?? state.branch);
-        const pinned = state?.ref !== undefined || t.ref !== undefined;
-        const at = { ...base, commit, ...(pinned && fetched && fetched !== base.ref ? { fetchedFor: fetched } : {}) };
+        // The copy's commit is the tip of the ref it was last synced for: another tag, or the default branch
+        // before the repository's config.yaml (known once the copy is there) chose its own.
+        const fetched = fetchedFor(t.dir);
+        const at = { ...base, commit, ...(fetched && fetched !== base.ref ? { fetchedFor: fetched } : {}) };
         const config = configDigest(t.dir);
         try {
           const { edited, ignored } = await this.servedChanges(t);
