@@ -284,7 +284,11 @@ async function reportAndLock(
   scope: SourceFile["scope"],
 ): Promise<number> {
   const next = await reloaded(ctx);
+  // What the new sources' config.yaml brings that does not apply (a branch a project's entry does not follow).
+  for (const warning of next.configWarnings)
+    if (!ctx.configWarnings.includes(warning)) ctx.err(`skillhub: warning: config ${warning}\n`);
   for (const entry of chosenBranches(next, added)) {
+    ctx.err(`add: the config.yaml of ${entry.url} names branch ${entry.branch}, the one it publishes…\n`);
     try {
       await fetchCopy(next, entry);
     } catch (error) {

@@ -50,6 +50,7 @@ export async function loadSettings(input: SettingsInput): Promise<Settings> {
     repoFiles?: string[],
     projectRepoFiles?: string[],
     lockedDigests?: ReadonlyMap<string, string | null>,
+    followedBranches?: ReadonlyMap<string, string>,
   ) =>
     loadConfig({
       env,
@@ -61,6 +62,7 @@ export async function loadSettings(input: SettingsInput): Promise<Settings> {
       repoFiles,
       projectRepoFiles,
       lockedDigests,
+      followedBranches,
     });
   const first = loadFiles();
   // The project's skillhub.yaml (what `skillhub add` recorded), at the project root known at start: a
@@ -85,7 +87,8 @@ export async function loadSettings(input: SettingsInput): Promise<Settings> {
   const repoFiles = copies.filter((c) => !c.project).map((c) => c.file);
   const projectRepoFiles = copies.filter((c) => c.project).map((c) => c.file);
   const sourceFiles = [...copies.map((c) => c.file), ...explicitSourceConfigFiles(config)];
-  const loaded = sourceFiles.length > 0 ? loadFiles(sourceFiles, repoFiles, projectRepoFiles, locked) : first;
+  const followed = new Map(copies.filter((c) => c.project).map((c) => [c.file, c.branch]));
+  const loaded = sourceFiles.length > 0 ? loadFiles(sourceFiles, repoFiles, projectRepoFiles, locked, followed) : first;
   if (config.git.repos.length === 0) return withError(withProject(loaded, project));
   const targets = await import("../refresh/repo-targets.ts");
   const resolved = withProject(targets.ownBranches(loaded, copies, env), project);

@@ -82,6 +82,8 @@ export const runSync: CommandRun = async (ctx) => {
         (t) => t.ref === undefined && (fetchedFor(t.dir) ?? t.branch) !== t.branch,
       );
       if (moved.length > 0) {
+        for (const t of moved)
+          ctx.err(`sync: the config.yaml of repository ${t.label} names branch ${t.branch}, the one it publishes…\n`);
         hub.close();
         hub = next;
         outcome = await hub.refreshSkills();
@@ -117,7 +119,7 @@ export const runSync: CommandRun = async (ctx) => {
       if (frozen) {
         if (!before) {
           if (hasEntries(target.lock))
-            ctx.out(`${file}: no lock, not checked (run \`${program()} lock\` to write it).\n`);
+            ctx.out(`${file}: no lock, not checked (run \`${lockCommand(target.scope)}\` to write it).\n`);
         } else if (changes.length === 0) ctx.out(`${file}: verified (frozen).\n`);
         else
           ctx.out(

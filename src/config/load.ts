@@ -24,6 +24,8 @@ export interface LoadOptions {
   repoFiles?: readonly string[];
   /** Those of `sourceFiles` that belong to a repository the project's skillhub.yaml names: less than a folder's rights, said so. */
   projectRepoFiles?: readonly string[];
+  /** The branch each of `projectRepoFiles`' repositories follows (its entry's), by file. */
+  followedBranches?: ReadonlyMap<string, string>;
   /**
    * Frozen: for each repository's file of `sourceFiles`, the digest skillhub.lock records for it (null: the
    * lock records none). Such a file applies only when the bytes read are those; else it is ignored, said so.
@@ -79,7 +81,14 @@ export function loadConfig(options: LoadOptions): Loaded {
       sourceWarnings.push(`${read} Its settings are ignored.`);
       continue;
     }
-    const restricted = restrictSourceConfig(read, origin, join(first.home, ANALYTICS_FOLDER));
+    // A project's entry that follows the branch its repository's config.yaml names ignores nothing.
+    const followed = origin === "project-repository" ? options.followedBranches?.get(path) : undefined;
+    const unbranched = followed === undefined ? undefined : ownBranch(read, []);
+    const restricted = restrictSourceConfig(
+      unbranched?.branch === followed && unbranched ? unbranched.file : read,
+      origin,
+      join(first.home, ANALYTICS_FOLDER),
+    );
     sourceWarnings.push(...restricted.warnings);
     // Security: a repository's branch is its own, not every repository's default: merged, one repository
     // could move the others to a branch of its choosing (an old commit of theirs), dropping their pins.

@@ -121,8 +121,7 @@ export type SourceConfigOrigin = "repository" | "project-repository" | "folder";
 /** Whose config.yaml it is, as a warning names it. */
 const WHOSE: Record<SourceConfigOrigin, string> = {
   repository: "a content repository's config.yaml",
-  "project-repository":
-    "a repository the project's skillhub.yaml names (add it with `skillhub add --global` for a content repository's rights): its config.yaml",
+  "project-repository": "a repository the project's skillhub.yaml names: its config.yaml",
   folder: "a skills folder's config.yaml",
 };
 
@@ -178,7 +177,12 @@ export function restrictSourceConfig(
     const section: Record<string, unknown> = {};
     for (const [child, childValue] of Object.entries(value)) {
       const dotted = `${key}.${child}`;
-      if (forbidden.includes(dotted)) {
+      if (origin === "project-repository" && dotted === "git.branch") {
+        const branch = typeof childValue === "string" ? childValue : "BRANCH";
+        warnings.push(
+          `${file.path}: key "git.branch" ignored: a repository the project's skillhub.yaml names follows the branch its entry there gives; \`skillhub add URL#${branch}\` writes that branch in it.`,
+        );
+      } else if (forbidden.includes(dotted)) {
         warnings.push(
           `${file.path}: key "${dotted}" ignored: ${who} may not set ${forbidden.join(", ")} (they belong in ~/.skillhub/config.yaml or the environment).`,
         );

@@ -272,14 +272,23 @@ export class FrozenGuard {
     const { lock, error, file } = this.load(this.options.lockFor?.(skill));
     const lockName = basename(file);
     if (!lock) {
-      // The model is told what is wrong with the lock, but not where the server keeps it.
-      const why = (error?.message ?? `${file} cannot be read.`).split(file).join(lockName);
+      // The model is told what is wrong with the lock, but not where the server keeps it: the user's own
+      // (their personal skills) is told apart from the project's, which has the same name.
+      const personal = file !== this.options.lockFile();
+      const named = `${personal ? "the personal " : ""}${lockName}`;
+      const missing = error?.code === "LOCK_MISSING";
+      const why = missing
+        ? `${named} does not exist.`
+        : (error?.message ?? `${file} cannot be read.`).split(file).join(named);
+      const ask = missing
+        ? `review ${personal ? "their own skills" : "the skills"} and run \`skillhub lock${personal ? " --global" : ""}\``
+        : "fix the lock";
       return {
         lockName,
         refusal: {
           code: "LOCK_UNAVAILABLE",
           lockError: error?.code ?? "LOCK_INVALID",
-          message: `This server runs frozen (SKILLHUB_FROZEN / --frozen) and serves only skills recorded in its lock, but ${why} Ask the user to fix the lock; no skill it covers is served until then.`,
+          message: `This server runs frozen (SKILLHUB_FROZEN / --frozen) and serves only skills recorded in its lock, but ${why} Ask the user to ${ask}; no skill it covers is served until then.`,
           changes: [],
         },
       };
@@ -346,7 +355,7 @@ export class FrozenGuard {
     const file = this.options.lockFor?.(skill) ?? this.options.lockFile();
     const what =
       refusal.code === "LOCK_UNAVAILABLE"
-        ? (this.load(file).error?.message ?? `cannot read ${file}`)
+        ? unavailable(this.load(file).error, file)
         : refusal.changes.length > 0
           ? `refused ${skill.id}: differs from ${file}: ${refusal.changes.map(describeChange).join("; ")}. ${capitalised(this.restoreAdvice(skill))} (\`skillhub verify\` lists every difference).`
           : `refused ${skill.id}: ${refusal.code} (${file}).`;
@@ -357,6 +366,15 @@ export class FrozenGuard {
     }
     return refusal;
   }
+}
+
+/**
+ * Why the skills of lock `file` are refused, for the log. A missing lock's advice is the server's own warning
+ * (once the skills are known: which lock to write, and whether any skill needs it).
+ */
+function unavailable(error: LockError | undefined, file: string): string {
+  if (error?.code === "LOCK_MISSING") return `no lock at ${file}: the skills it would cover are refused.`;
+  return error?.message ?? `cannot read ${file}`;
 }
 
 /** Version-control metadata in the folder a command would run in. */
@@ -390,7 +408,7 @@ export function restoreAdvice(skill: Pick<Skill, "location" | "root">, locked: s
   if (skill.location !== "remote") return "they can review the change and run `skillhub lock`, or restore the files";
   if (locked !== undefined && copyCommit(skill.root) === locked)
     return "its repository's copy was changed on this machine, and every sync discards such changes: `skillhub sync --frozen` puts the locked commit's files back (a change to keep belongs in the repository itself)";
-  return "`skillhub sync --frozen` puts its repository's copy at the commit the lock records, or they can review the change and run `skillhub sync` to adopt it";
+  return "`skillhub sync --frozen` puts its repository's copy at the commit the lock records (all that is needed after pulling a newer lock); only to adopt a newer commit the copy followed, whoever reviews it runs `skillhub sync` and commits the lock";
 }
 
 /** The commit the last sync checked out in the repository copy that holds `folder`, if SkillHub recorded one. */

@@ -86,8 +86,7 @@ describe("the config.yaml of a repository a project's skillhub.yaml names", () =
     expect(config.analytics).toMatchObject({ flush_seconds: 30, max_queue: 10_000 });
     expect(config.scripts.enabled).toBe(true);
     expect(config.matching).toEqual({ min_score: 0.2, max_results: 3, ambiguity_threshold: 0.1 });
-    const who =
-      "a repository the project's skillhub.yaml names (add it with `skillhub add --global` for a content repository's rights): its config.yaml may not set";
+    const who = "a repository the project's skillhub.yaml names: its config.yaml may not set";
     expect(warnings).toHaveLength(KEYS.length);
     for (const [i, key] of KEYS.entries()) {
       expect(warnings[i]).toStartWith(`${file}: key "${key}" ignored: ${who} `);

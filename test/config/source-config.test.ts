@@ -252,12 +252,25 @@ describe("config.yaml of skills folders", () => {
     });
     expect(config.git.branch).toBe("main");
     expect(config.analytics.enabled).toBe(false);
-    const because =
-      "a repository the project's skillhub.yaml names (add it with `skillhub add --global` for a content repository's rights): its config.yaml may not set";
-    expect(warnings.map((w) => w.slice(0, w.indexOf(because) + because.length))).toEqual([
-      `${file}: key "git.branch" ignored: ${because}`,
-      `${file}: key "analytics.endpoint" ignored: ${because}`,
-    ]);
+    const because = "a repository the project's skillhub.yaml names: its config.yaml may not set";
+    expect(warnings).toHaveLength(2);
+    // Its branch is the one the project's entry gives: how to write it there.
+    expect(warnings[0]).toBe(
+      `${file}: key "git.branch" ignored: a repository the project's skillhub.yaml names follows the branch its entry there gives; \`skillhub add URL#develop\` writes that branch in it.`,
+    );
+    expect(warnings[1]).toStartWith(`${file}: key "analytics.endpoint" ignored: ${because} `);
+    // An entry that follows that branch already ignores nothing of it.
+    const followed = loadConfig({
+      env: {},
+      homeDir: home,
+      cwd: home,
+      sourceFiles: [file],
+      projectRepoFiles: [file],
+      followedBranches: new Map([[file, "develop"]]),
+    });
+    expect(followed.warnings).toHaveLength(1);
+    expect(followed.warnings[0]).toContain('key "analytics.endpoint" ignored');
+    expect(followed.config.git.branch).toBe("main");
   });
 
   test("CLI: a synced repository's copy on disk sets its own branch and the endpoint; SKILLS_BRANCH still wins", async () => {

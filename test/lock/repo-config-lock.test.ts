@@ -24,6 +24,20 @@ async function synced() {
   return { m, env, copy };
 }
 
+/** `team` publishes from `release` (its config.yaml says so); `main` has moved on with files nobody reviewed. */
+function publishing() {
+  const remote = remoteRepo("team", {
+    "skills/alpha/SKILL.md": skillText("alpha", "Reviewed."),
+    "config.yaml": "git:\n  branch: release\n",
+  });
+  git(["push", "--quiet", "origin", "HEAD:release"], remote.work);
+  const reviewed = git(["rev-parse", "HEAD"], remote.work);
+  remote.write("skills/alpha/SKILL.md", skillText("alpha", "Main's unreviewed words."));
+  remote.write("config.yaml", "git:\n  branch: release\n# changed\n");
+  remote.push("main moves on");
+  return { remote, url: remote.url, reviewed };
+}
+
 /** The settings a command or server on `m` runs with (frozen or not), as the command line loads them. */
 async function settingsOn(m: Machine, env: Record<string, string>, frozen: boolean) {
   const all = { ...GIT_ENV, HOME: m.home, ...env, ...(frozen ? { SKILLHUB_FROZEN: "1" } : {}) };
@@ -94,16 +108,7 @@ describe("skillhub.lock records a repository's config.yaml", () => {
     );
   });
   test("a fresh machine's sync --frozen fetches the branch the lock records, which the repository's config.yaml chose", async () => {
-    // The team publishes from `release` (its config.yaml says so); `main` moves on with files nobody reviewed.
-    const remote = remoteRepo("team", {
-      "skills/alpha/SKILL.md": skillText("alpha", "Reviewed."),
-      "config.yaml": "git:\n  branch: release\n",
-    });
-    git(["push", "--quiet", "origin", "HEAD:release"], remote.work);
-    const reviewed = git(["rev-parse", "HEAD"], remote.work);
-    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Main's unreviewed words."));
-    remote.write("config.yaml", "git:\n  branch: release\n# changed\n");
-    remote.push("main moves on");
+    const { remote, reviewed } = publishing();
     const lead = machine();
     const env = { SKILLS_REPO: remote.url };
     expect((await cli(lead, ["sync"], env)).code).toBe(0);
@@ -131,19 +136,6 @@ describe("skillhub.lock records a repository's config.yaml", () => {
 });
 
 describe("a repository's config.yaml chooses the branch it publishes", () => {
-  /** `team` publishes from `release` (its config.yaml says so); `main` has moved on with words nobody reviewed. */
-  function publishing() {
-    const remote = remoteRepo("team", {
-      "skills/alpha/SKILL.md": skillText("alpha", "Reviewed."),
-      "config.yaml": "git:\n  branch: release\n",
-    });
-    git(["push", "--quiet", "origin", "HEAD:release"], remote.work);
-    const reviewed = git(["rev-parse", "HEAD"], remote.work);
-    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Main's unreviewed words."));
-    remote.push("main moves on");
-    return { url: remote.url, reviewed };
-  }
-
   test("a first sync goes on to that branch, and the lock records its commit under its name", async () => {
     const { url, reviewed } = publishing();
     const m = machine();
@@ -162,9 +154,25 @@ describe("a repository's config.yaml chooses the branch it publishes", () => {
     const added = await cli(m, ["add", "--global", url]);
     expect(added.code, added.err).toBe(0);
     expect(added.err).toContain(`add: fetching ${url} (release)…`);
+    // Another branch than the copy's is a move the configuration asked for, not a force-push.
+    expect(added.err).not.toContain("force-push");
     expect(added.out).toContain("alpha  Reviewed.");
     const own = JSON.parse(readFileSync(join(m.home, ".skillhub", "skillhub.lock"), "utf8"));
     expect(own.sources.team).toMatchObject({ ref: "release", commit: reviewed });
+  });
+
+  test("a project's add follows its entry's branch, and says how to follow the one the config.yaml names", async () => {
+    const { url } = publishing();
+    const m = machine();
+    const added = await cli(m, ["add", url]);
+    expect(added.code, added.err).toBe(0);
+    const warning = `key "git.branch" ignored: a repository the project's skillhub.yaml names follows the branch its entry there gives; \`skillhub add URL#release\` writes that branch in it.`;
+    expect(added.err).toContain(warning);
+    expect(JSON.parse(readFileSync(m.lock, "utf8")).sources.team.ref).toBe("main");
+    const followed = await cli(m, ["add", `${url}#release`]);
+    expect(followed.code, followed.err).toBe(0);
+    expect(JSON.parse(readFileSync(m.lock, "utf8")).sources.team.ref).toBe("release");
+    expect((await cli(m, ["list"])).err).not.toContain("git.branch");
   });
 
   test("lock writes nothing for a copy still at the default branch's commit, and says to sync", async () => {

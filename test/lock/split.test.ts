@@ -78,7 +78,11 @@ describe("one lock per place: the project's skills and the user's own", () => {
     expect(noted.err).toBe(
       `skillhub: 1 personal skill (global folders, --skills-dir folders outside the project, plugins) not verified: no lock at ${globalLock(b)}; run \`skillhub lock --global\` to write it.\n`,
     );
-    expect(code(await s.call("load_skill", { skill_name: "mine" }))).toBe("LOCK_UNAVAILABLE");
+    const mine = await s.call("load_skill", { skill_name: "mine" });
+    expect(code(mine)).toBe("LOCK_UNAVAILABLE");
+    expect(JSON.stringify(mine.content)).toContain(
+      "but the personal skillhub.lock does not exist. Ask the user to review their own skills and run `skillhub lock --global`;",
+    );
     expect(code(await s.call("load_skill", { skill_name: "review" }))).toBeUndefined();
     expect(existsSync(globalLock(b))).toBe(false);
 

@@ -21,7 +21,7 @@ export function repoConfigFiles(
   config: Config,
   verified: (copy: string) => boolean = () => false,
   lock?: string,
-): { file: string; project: boolean; label: string; url: string; key: string }[] {
+): { file: string; project: boolean; label: string; url: string; key: string; branch: string }[] {
   return (
     configRepoTargets(config, lock)
       .filter((target) => !config.trust.allowed_signers || verified(target.dir))
@@ -32,6 +32,7 @@ export function repoConfigFiles(
         label: target.label,
         url: target.spec.url,
         key: targetKey(target),
+        branch: target.branch,
       }))
       // Each copy's, whether or not the file is there: frozen, one the lock records but the copy lacks is named
       // (config/load.ts), not passed over; otherwise a missing file sets nothing.

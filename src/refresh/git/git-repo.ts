@@ -125,7 +125,8 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
     warnings.push(
       `local changes in ${target.dir}${discarded.length > 0 ? ` (${shownNames(discarded)})` : ""} were discarded: it is a cache of ${target.spec.url}, change the repository instead.`,
     );
-  if (following && !fastForward)
+  // A copy of another branch or of a pin (the configuration changed: an explicit move) lost nothing.
+  if (following && current === branch && !fastForward)
     warnings.push(
       `the copy in ${target.dir} had commits that are not on ${target.spec.url} (${branch}), e.g. after a force-push; it was reset to the remote.`,
     );
