@@ -287,7 +287,7 @@ async function reportAndLock(
   // What the new sources' config.yaml brings that does not apply (a branch a project's entry does not follow).
   for (const warning of next.configWarnings)
     if (!ctx.configWarnings.includes(warning)) ctx.err(`skillhub: warning: config ${warning}\n`);
-  for (const entry of chosenBranches(next, added)) {
+  for (const entry of chosenBranches(next, added, scope)) {
     ctx.err(`add: the config.yaml of ${entry.url} names branch ${entry.branch}, the one it publishes…\n`);
     try {
       await fetchCopy(next, entry);
@@ -324,10 +324,13 @@ async function reportAndLock(
  * (ownBranches): fetched again at that branch, so that the lock records its commit, not the default
  * branch's under its name.
  */
-function chosenBranches(next: CommandContext, added: readonly Added[]): RepoEntryConfig[] {
+function chosenBranches(next: CommandContext, added: readonly Added[], scope: SourceFile["scope"]): RepoEntryConfig[] {
   const fetched = new Map(added.flatMap((a) => (a.repo ? [[sourceKey(a.repo), a.repo] as const] : [])));
   const branch = (entry: RepoEntryConfig) => entry.branch ?? next.config.git.branch;
+  // The same repository in the other file is another copy, pinned by another lock: add leaves it be.
+  const ours = (entry: RepoEntryConfig) => (entry.scope === "project") === (scope === "project");
   return next.config.git.repos.map(repoEntry).filter((entry) => {
+    if (!ours(entry)) return false;
     const before = fetched.get(sourceKey(entry));
     return before && before.ref === undefined && entry.ref === undefined && branch(entry) !== branch(before);
   });

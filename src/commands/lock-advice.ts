@@ -5,6 +5,7 @@ import type { Hub } from "../server/hub.ts";
 import { plural } from "../util/plural.ts";
 import { program } from "../util/program-name.ts";
 import { shownNames } from "../util/shown-arg.ts";
+import type { CommandContext } from "./context.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
 
 /**
@@ -20,6 +21,15 @@ const RESTORE_FILES = "restore a folder's files from version control";
 /** The command that writes a lock of `scope` alone: your own (`global`) without the project's. */
 export function lockCommand(scope: LockScope): string {
   return `${program()} lock${scope === "global" ? " --global" : ""}`;
+}
+
+/**
+ * The sync that moves a lock: a plain `skillhub sync`, unless frozen mode comes from the environment or a
+ * config file (SKILLHUB_FROZEN, lock.frozen), where a plain sync is frozen too and the variable turns it off.
+ */
+export function plainSync(ctx: Pick<CommandContext, "args" | "env" | "config">): string {
+  const byFlagOnly = ctx.args.flags.frozen === true && !ctx.env.SKILLHUB_FROZEN;
+  return !ctx.config.lock.frozen || byFlagOnly ? `${program()} sync` : `SKILLHUB_FROZEN=0 ${program()} sync`;
 }
 
 export function acceptOrRestore(): string {
@@ -95,16 +105,29 @@ export function uncheckedNote(hub: Hub, h: GitHead): string {
 export function lockAdvice(hub: Hub, error: LockError, file: string): LockError {
   const repos = hub.git?.status() ?? [];
   const unsynced = repos.filter((r) => !r.state).map((r) => r.name);
+  const own = unsynced.filter((label) => hub.repoLockOf(label).file === file);
   if (error.code !== "LOCK_MISSING") {
     const tail = `${REWRITE_ADVICE}.`;
-    if (unsynced.length === 0 || !error.message.endsWith(tail)) return error;
+    if (!error.message.endsWith(tail)) return error;
+    // `lock --global` writes your own lock alone, so only your repositories need a copy; `lock` checks all.
+    const scope = hub.lockTargets().find((t) => t.file === file)?.scope ?? "project";
+    const lock = lockCommand(scope);
+    const needed = scope === "global" ? own : unsynced;
+    const head = error.message.slice(0, -tail.length);
+    if (needed.length === 0)
+      return scope === "global"
+        ? new LockError(
+            error.code,
+            `${head}restore it from version control or run \`${lock}\` to write it again.`,
+            error,
+          )
+        : error;
     return new LockError(
       error.code,
-      `${error.message.slice(0, -tail.length)}restore it from version control (\`${program()} lock\` cannot write it again before ${repositories(unsynced)} ${unsynced.length === 1 ? "is" : "are"} fetched, and \`${program()} sync\` stops on it), or remove it and run \`${program()} sync\` to fetch the configured refs and write a new lock, for review before it is committed.`,
+      `${head}restore it from version control (\`${lock}\` cannot write it again before ${repositories(needed)} ${needed.length === 1 ? "is" : "are"} fetched, and \`${program()} sync\` stops on it), or remove it and run \`${program()} sync\` to fetch the configured refs and write a new lock, for review before it is committed.`,
       error,
     );
   }
-  const own = unsynced.filter((label) => hub.repoLockOf(label).file === file);
   const advice =
     own.length > 0
       ? `run \`${program()} sync\` to fetch ${repositories(own)} and write it`

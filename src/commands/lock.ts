@@ -18,7 +18,7 @@ import { program } from "../util/program-name.ts";
 import { shellWords } from "../util/shell-words.ts";
 import { type CommandRun, flagFolders, scannedHub } from "./context.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
-import { leftAsTheyWere, localChangesNote, uncheckedNote } from "./lock-advice.ts";
+import { leftAsTheyWere, localChangesNote, plainSync, uncheckedNote } from "./lock-advice.ts";
 import {
   changeLines,
   currentLocks,
@@ -145,7 +145,7 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
     if (refetch.length > 0) {
       for (const h of refetch)
         ctx.err(
-          `skillhub lock: repository ${h.label}'s copy was fetched for ${h.fetchedFor}, not the configured ${h.ref}, so no lock was written; run \`${program()} sync\` to fetch ${h.ref} and record it in the lock, for review before the lock is committed.\n`,
+          `skillhub lock: repository ${h.label}'s copy was fetched for ${h.fetchedFor}, not the configured ${h.ref}, so no lock was written; run \`${plainSync(ctx)}\` to fetch ${h.ref} and record it in the lock, for review before the lock is committed.\n`,
         );
       return 1;
     }

@@ -11,7 +11,14 @@ import { shellWords } from "../util/shell-words.ts";
 import { type CommandContext, type CommandRun, oneShotHub } from "./context.ts";
 import { lockedCommits } from "./fetch-advice.ts";
 import { reloaded } from "./load-settings.ts";
-import { acceptOrRestoreFiles, leftAsTheyWere, lockAdvice, lockCommand, otherSourceAdvice } from "./lock-advice.ts";
+import {
+  acceptOrRestoreFiles,
+  leftAsTheyWere,
+  lockAdvice,
+  lockCommand,
+  otherSourceAdvice,
+  plainSync,
+} from "./lock-advice.ts";
 import { changeLines, currentLocks, hasEntries, lockChanges, reviewLines, type TargetLock } from "./lock-state.ts";
 
 /**
@@ -256,15 +263,6 @@ function lockedInstead(r: RepoReport, locked: ReadonlyMap<string, string>): stri
 function frozenRefusal(r: RepoReport, sync: string): string {
   if (r.error?.code !== "GIT_SIGNATURE_INVALID" || !r.error.message.includes("refused commit")) return "";
   return ` Frozen, only the commit skillhub.lock records is fetched: once a signed commit is pushed, whoever reviews it runs \`${sync}\` and commits the lock; pull it, then \`${program()} sync --frozen\` again.`;
-}
-
-/**
- * The sync that moves a lock: a plain `skillhub sync`, unless frozen mode comes from the environment or a
- * config file (SKILLHUB_FROZEN, lock.frozen), where a plain sync is frozen too and the variable turns it off.
- */
-function plainSync(ctx: Parameters<CommandRun>[0]): string {
-  const byFlagOnly = ctx.args.flags.frozen === true && !ctx.env.SKILLHUB_FROZEN;
-  return !ctx.config.lock.frozen || byFlagOnly ? `${program()} sync` : `SKILLHUB_FROZEN=0 ${program()} sync`;
 }
 
 /**

@@ -175,6 +175,24 @@ describe("a repository's config.yaml chooses the branch it publishes", () => {
     expect((await cli(m, ["list"])).err).not.toContain("git.branch");
   });
 
+  test("a project's add of a repository you follow leaves your copy and your lock as they are", async () => {
+    const { remote, url, reviewed } = publishing();
+    const m = machine();
+    expect((await cli(m, ["add", "--global", url])).code).toBe(0);
+    const ownLock = join(m.home, ".skillhub", "skillhub.lock");
+    const before = readFileSync(ownLock, "utf8");
+    expect(JSON.parse(before).sources.team.commit).toBe(reviewed);
+    // release moves on with words nobody reviewed: only a sync of your own may take them.
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Release's unreviewed words."));
+    git(["commit", "--quiet", "-am", "release moves on"], remote.work);
+    git(["push", "--quiet", "origin", "HEAD:release"], remote.work);
+    const added = await cli(m, ["add", url]);
+    expect(added.code, added.err).toBe(0);
+    expect(added.err).not.toContain("names branch release");
+    expect(added.out).toContain("alpha  Reviewed.");
+    expect(readFileSync(ownLock, "utf8")).toBe(before);
+  });
+
   test("lock writes nothing for a copy still at the default branch's commit, and says to sync", async () => {
     const { url } = publishing();
     const m = machine();
@@ -188,5 +206,9 @@ describe("a repository's config.yaml chooses the branch it publishes", () => {
       "skillhub lock: repository team's copy was fetched for main, not the configured release, so no lock was written; run `skillhub sync` to fetch release",
     );
     expect(readFileSync(m.lock, "utf8")).toBe(before);
+    // Frozen by the environment, a plain sync is frozen too: the advice turns it off for that sync.
+    const frozen = await cli(m, ["lock"], { SKILLS_REPO: url, SKILLHUB_FROZEN: "1" });
+    expect(frozen.code).toBe(1);
+    expect(frozen.err).toContain("run `SKILLHUB_FROZEN=0 skillhub sync` to fetch release");
   });
 });

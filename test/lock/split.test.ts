@@ -116,6 +116,25 @@ describe("one lock per place: the project's skills and the user's own", () => {
     expect(existsSync(one) || existsSync(globalLock(m)) || existsSync(m.lock)).toBe(false);
   });
 
+  test("a corrupt personal lock is written again by lock --global, which needs no project repository fetched", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    const m = developer();
+    expect((await cli(m, ["lock", "--global"])).code).toBe(0);
+    writeFileSync(globalLock(m), "{broken");
+    // The project's repository is not fetched: the advice is still to write your own lock.
+    const env = { SKILLS_REPO: remote.url };
+    writeSkill(join(m.home, "more"), "extra");
+    const added = await cli(m, ["add", "--global", join(m.home, "more")], env);
+    expect(added.code).toBe(2);
+    expect(added.err).toStartWith(`skillhub add: ${globalLock(m)} is not valid JSON (`);
+    expect(added.err).toEndWith(
+      "restore it from version control or run `skillhub lock --global` to write it again; nothing was added.\n",
+    );
+    const relocked = await cli(m, ["lock", "--global"], env);
+    expect(relocked.code, relocked.err).toBe(0);
+    expect(JSON.parse(readFileSync(globalLock(m), "utf8")).skills).toBeDefined();
+  });
+
   test("a tampered personal skill is caught by the global lock, by verify and by a frozen server", async () => {
     const a = developer();
     expect((await cli(a, ["lock"])).code).toBe(0);
